@@ -1,0 +1,13 @@
+"""Lowering: from a pruned tfcompat Graph to one jitted XLA function per Session.run.
+
+Importing this package fills the rule tables (``registry.LOWERINGS`` for JAX and
+``registry.REFERENCE`` for numpy) from the family modules listed in ``FAMILIES``.
+"""
+
+import importlib
+
+FAMILIES = ("array", "math", "state", "control_flow")
+
+for _family in FAMILIES:
+    importlib.import_module(f"lowering.{_family}")
+    importlib.import_module(f"lowering.reference.{_family}")

@@ -1,0 +1,109 @@
+"""Build the executable for one Session.run signature: host segments in numpy around jitted
+device segments (normally exactly one).
+
+A device segment is a pure function ``(state, inputs, run_counter) -> (outputs, state')``,
+jitted once with ``state`` donated, so variable updates happen in place and a training
+step's forward pass, gradients and optimizer updates are one XLA executable. ``jax.jit``
+keys its compiled versions by input shapes and dtypes, which is what makes the executable
+cache per feed signature. Host segments run the numpy reference kernels of host ops.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lowering import interpreter, plan as plan_lib
+from lowering.registry import LOWERINGS, REFERENCE
+
+# Op types whose rules draw randomness; the run counter is only used when one is present.
+RANDOM_OP_TYPES: set = set()
+
+
+def _jax():
+    import jax
+
+    return jax
+
+
+class DeviceFunction:
+    """One device segment as a jitted function; counts its compilations."""
+
+    def __init__(self, segment: plan_lib.Segment):
+        self.segment = segment
+        self.compile_count = 0
+        self.jitted = _jax().jit(self._traced, donate_argnums=(0,))
+
+    def pure_function(self):
+        """``(state, inputs, counter) -> (outputs, state')``, unjitted."""
+        segment = self.segment
+
+        def fn(state, inputs, counter):
+            key = None
+            if segment.uses_rng:
+                jax = _jax()
+                key = jax.random.fold_in(jax.random.key(0), counter)
+            ctx = interpreter.Context(dict(state), "xla", key)
+            env = dict(zip(segment.inputs, inputs))
+            interpreter.run_ops(segment.ops, env, LOWERINGS, ctx)
+            outputs = []
+            for t in segment.outputs:
+                value = env[t]
+                if isinstance(value, interpreter.VarRef):
+                    value = ctx.read_var(value)
+                outputs.append(value)
+            return outputs, ctx.state
+
+        return fn
+
+    def _traced(self, state, inputs, counter):
+        self.compile_count += 1  # Python runs this only while jax traces
+        return self.pure_function()(state, inputs, counter)
+
+    def __call__(self, state: dict, env: dict, counter: int):
+        segment = self.segment
+        touched = {name: state[name] for name in segment.variables if name in state}
+        inputs = [env[t] for t in segment.inputs]
+        outputs, new_state = self.jitted(touched, inputs, np.uint32(counter))
+        state.update(new_state)
+        env.update(zip(segment.outputs, outputs))
+
+
+class Executable:
+    """Runs one Plan. ``backend`` is ``"xla"`` (device segments jitted) or ``"reference"``
+    (every op by its numpy kernel, eagerly)."""
+
+    def __init__(self, plan: plan_lib.Plan, backend: str):
+        self.plan = plan
+        self.backend = backend
+        self.device_functions = {}
+        if backend == "xla":
+            for segment in plan.device_segments:
+                self.device_functions[id(segment)] = DeviceFunction(segment)
+        self._var_refs = {
+            op.outputs[0]: interpreter.VarRef(plan_lib.var_name(op), op)
+            for op in plan.ops
+            if op.type in plan_lib.VARIABLE_OP_TYPES
+        }
+
+    @property
+    def compile_count(self) -> int:
+        return sum(f.compile_count for f in self.device_functions.values())
+
+    def run(self, state: dict, feed_values: dict, counter: int) -> dict:
+        """Runs the plan; ``state`` (variable name -> value) is updated in place. Returns
+        the environment, which maps each fetched Tensor to its value (or VarRef)."""
+        env = dict(self._var_refs)
+        env.update(feed_values)
+        if self.backend == "reference":
+            rng = np.random.default_rng(counter)
+            ctx = interpreter.Context(state, "reference", rng)
+            for segment in self.plan.segments:
+                interpreter.run_ops(segment.ops, env, REFERENCE, ctx)
+            return env
+        host_ctx = interpreter.Context(state, "host")
+        for segment in self.plan.segments:
+            if segment.kind == "host":
+                interpreter.run_ops(segment.ops, env, REFERENCE, host_ctx)
+            else:
+                self.device_functions[id(segment)](state, env, counter)
+        return env

@@ -1,0 +1,106 @@
+"""The op-by-op interpreter shared by the JAX lowering and the numpy reference backend.
+
+Like ``jax.core.eval_jaxpr``: an environment maps Tensors to values, each op's rule reads
+its inputs and writes its outputs. Under ``jax.jit`` the values are tracers, so running the
+interpreter once *is* the lowering; with numpy rules it is the reference executor.
+
+Variables (TF1 ref tensors) are represented by ``VarRef`` values; an op whose OpDef input is
+not a ref receives the variable's current value (read at the moment the op runs, in the
+plan's order), while ref inputs (``Assign``'s ``ref``) receive the ``VarRef`` itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from tfcompat.framework import errors
+
+
+@dataclasses.dataclass(frozen=True)
+class VarRef:
+    """A handle to variable ``name`` in the run's state."""
+
+    name: str
+    op: object
+
+
+class Context:
+    """What rules see besides their inputs: the variable state and randomness.
+
+    ``state`` maps variable names to values and is updated in place by writes; ``rng_key``
+    is this run's key (a JAX key or a numpy Generator seed) or None.
+    """
+
+    def __init__(self, state, backend, rng_key=None, feeds=None):
+        self.state = state
+        self.backend = backend
+        self.rng_key = rng_key
+        self.feeds = feeds or {}
+
+    def read_var(self, ref: VarRef):
+        try:
+            return self.state[ref.name]
+        except KeyError:
+            raise errors.FailedPreconditionError(
+                None,
+                ref.op,
+                f"Attempting to use uninitialized value {ref.name}\n\t [[{{{{node {ref.name}}}}}]]",
+            ) from None
+
+    def write_var(self, ref: VarRef, value):
+        self.state[ref.name] = value
+
+    def is_initialized(self, ref: VarRef) -> bool:
+        return ref.name in self.state
+
+
+def input_modes(op):
+    """Per input: True where the rule receives the VarRef itself (a ref arg), False where it
+    receives the current value."""
+    op_def = op.op_def
+    modes = []
+    for arg in op_def.inputs:
+        if arg.number_attr:
+            count = op.attrs[arg.number_attr]
+        elif arg.type_list_attr:
+            count = len(op.attrs[arg.type_list_attr])
+        else:
+            count = 1
+        modes.extend([arg.is_ref] * count)
+    return tuple(modes)
+
+
+def run_ops(ops, env: dict, rules: dict, ctx: Context):
+    """Runs ``ops`` in order, reading inputs from and writing outputs to ``env``."""
+    for op in ops:
+        rule = rules.get(op.type)
+        if rule is None:
+            raise errors.UnimplementedError(
+                None, op, f"No {ctx.backend} kernel for op type '{op.type}' (node {op.name})"
+            )
+        args = []
+        for tensor, keep_ref in zip(op.inputs, input_modes(op)):
+            value = env[tensor]
+            if isinstance(value, VarRef) and not keep_ref:
+                value = ctx.read_var(value)
+            args.append(value)
+        try:
+            result = rule(ctx, op, *args)
+        except errors.OpError:
+            raise
+        except (ValueError, TypeError, IndexError, ZeroDivisionError) as e:
+            raise errors.InvalidArgumentError(
+                None, op, f"{e}\n\t [[{{{{node {op.name}}}}}]]"
+            ) from e
+        outputs = op.outputs
+        if len(outputs) == 1:
+            env[outputs[0]] = result
+        elif outputs:
+            if len(result) != len(outputs):
+                raise errors.InternalError(
+                    None, op, f"rule for {op.type} returned {len(result)} values, expected "
+                    f"{len(outputs)}"
+                )
+            for tensor, value in zip(outputs, result):
+                env[tensor] = value
+    return env

@@ -1,0 +1,212 @@
+"""From (fetches, targets, feeds) to an ordered, segmented list of ops: prune, order, split.
+
+* **Prune**: walk backwards from the fetched tensors and target ops through data and
+  control inputs; a fed tensor cuts the walk (its producer is not needed for it).
+* **Order**: a topological order of the pruned ops in which, among ready ops, the one
+  created first runs first. This is the ordering rule for stateful ops that neither data
+  nor control edges order: they run in creation order. (TensorFlow leaves that order
+  unspecified; ours is deterministic.)
+* **Split**: host ops (strings, tables, files, and ops whose output shape depends on
+  values, such as ``Where`` and ``Unique``: ``OpDef.host`` or a string input/output) run in
+  numpy; all other ops are device ops, jitted together. Segments alternate host / device:
+  an op goes into the earliest segment of its kind that comes no earlier than the segments
+  of its inputs. A typical training step is one host prelude (possibly empty), ONE device
+  segment and an empty epilogue; a value-dependent shape in the middle of a step splits it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+
+from tfcompat.framework import dtypes, errors
+
+VARIABLE_OP_TYPES = frozenset({"VariableV2", "Variable"})
+
+
+@dataclasses.dataclass
+class Segment:
+    """A run of ops executed together: on the host in numpy, or as one jitted function."""
+
+    kind: str  # "host" or "device"
+    ops: list
+    inputs: tuple = ()  # Tensors read from earlier segments or feeds
+    outputs: tuple = ()  # Tensors later segments or fetches need
+    variables: tuple = ()  # variable names its ops touch
+    uses_rng: bool = False
+
+
+@dataclasses.dataclass
+class Plan:
+    fetches: tuple  # unique Tensors whose values are returned
+    targets: tuple  # Operations run for their effects
+    feeds: tuple  # fed Tensors
+    segments: list
+
+    @property
+    def ops(self):
+        return [op for s in self.segments for op in s.ops]
+
+    @property
+    def device_segments(self):
+        return [s for s in self.segments if s.kind == "device"]
+
+
+def is_host_op(op) -> bool:
+    if op.op_def.host:
+        return True
+    for t in op.inputs:
+        if t.dtype.base_dtype == dtypes.string:
+            return True
+    for t in op.outputs:
+        if t.dtype.base_dtype == dtypes.string:
+            return True
+    return False
+
+
+def prune(fetches, targets, feeds):
+    """The ops needed to compute ``fetches`` and run ``targets`` given ``feeds``."""
+    needed = set()
+    stack = [t.op for t in fetches if t not in feeds] + list(targets)
+    while stack:
+        op = stack.pop()
+        if op in needed:
+            continue
+        needed.add(op)
+        for t in op.inputs:
+            if t not in feeds and t.op not in needed:
+                stack.append(t.op)
+        for c in op.control_inputs:
+            if c not in needed:
+                stack.append(c)
+    return needed
+
+
+def order(ops, feeds):
+    """Topological order, earliest-created first among ready ops; errors on cycles."""
+    deps = {}
+    users = {op: [] for op in ops}
+    for op in ops:
+        preds = {t.op for t in op.inputs if t not in feeds and t.op in users}
+        preds.update(c for c in op.control_inputs if c in users)
+        deps[op] = len(preds)
+        for p in preds:
+            users[p].append(op)
+    heap = [(op._id, op.name, op) for op, n in deps.items() if n == 0]
+    heapq.heapify(heap)
+    out = []
+    while heap:
+        _, _, op = heapq.heappop(heap)
+        out.append(op)
+        for user in users[op]:
+            deps[user] -= 1
+            if deps[user] == 0:
+                heapq.heappush(heap, (user._id, user.name, user))
+    if len(out) != len(ops):
+        stuck = sorted(op.name for op, n in deps.items() if n > 0)
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"Graph is invalid, contains a cycle with {len(stuck)} nodes, including: "
+            + ", ".join(stuck[:5]),
+        )
+    return out
+
+
+def _shape_text(shape):
+    if shape.rank is None:
+        return "<unknown>"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
+def _check_feeds_present(ops, feeds):
+    for op in ops:
+        if op.type == "Placeholder" and op.outputs[0] not in feeds:
+            dtype = dtypes.proto_name(op.attrs["dtype"])[3:].lower()
+            raise errors.InvalidArgumentError(
+                None,
+                op,
+                f"You must feed a value for placeholder tensor '{op.name}' with dtype "
+                f"{dtype} and shape {_shape_text(op.attrs['shape'])}\n\t "
+                f"[[{{{{node {op.name}}}}}]]",
+            )
+
+
+def _assign_segments(ordered, feeds):
+    """Segment index per op: even indices are host segments, odd ones device segments."""
+    level = {}
+    tensor_level = {t: 0 for t in feeds}
+    for op in ordered:
+        lowest = 0
+        for t in op.inputs:
+            lowest = max(lowest, tensor_level.get(t, 0))
+        for c in op.control_inputs:
+            if c in level:
+                lowest = max(lowest, level[c])
+        want_parity = 0 if is_host_op(op) else 1
+        if lowest % 2 != want_parity:
+            lowest += 1
+        level[op] = lowest
+        for t in op.outputs:
+            tensor_level[t] = lowest
+    return level
+
+
+def build_plan(fetches, targets, feeds, random_op_types=frozenset()) -> Plan:
+    feeds_set = set(feeds)
+    ordered = order(prune(fetches, targets, feeds_set), feeds_set)
+    _check_feeds_present(ordered, feeds_set)
+    # Variable ops are handles without inputs: each segment that uses one gets its own
+    # copy, so refs never cross a segment boundary.
+    var_ops = [op for op in ordered if op.type in VARIABLE_OP_TYPES]
+    rest = [op for op in ordered if op.type not in VARIABLE_OP_TYPES]
+    level = _assign_segments(rest, feeds_set)
+    count = max(level.values(), default=-1) + 1
+    if not rest and var_ops:
+        count = 2  # fetching a bare variable: one device segment
+    buckets = [[] for _ in range(count)]
+    for op in rest:
+        buckets[level[op]].append(op)
+    for i, bucket in enumerate(buckets):
+        used = {t.op for op in bucket for t in op.inputs}
+        if not rest and i == 1:
+            used = set(var_ops)
+        bucket[:0] = [v for v in var_ops if v in used]
+    segments = [
+        Segment("host" if i % 2 == 0 else "device", ops)
+        for i, ops in enumerate(buckets)
+        if ops
+    ]
+    _wire(segments, fetches, feeds_set, random_op_types)
+    return Plan(tuple(fetches), tuple(targets), tuple(feeds), segments)
+
+
+def _wire(segments, fetches, feeds_set, random_op_types):
+    """Fills each segment's inputs, outputs, variables and rng use."""
+    needed_later = set(fetches)
+    for segment in reversed(segments):
+        own = set(segment.ops)
+        inputs, seen = [], set()
+        for op in segment.ops:
+            for t in op.inputs:
+                if (t in feeds_set or t.op not in own) and t not in seen:
+                    seen.add(t)
+                    inputs.append(t)
+        segment.inputs = tuple(inputs)
+        segment.outputs = tuple(
+            t
+            for op in segment.ops
+            for t in op.outputs
+            if t in needed_later and t not in feeds_set
+        )
+        needed_later.update(inputs)
+        segment.variables = tuple(
+            sorted({var_name(op) for op in segment.ops if op.type in VARIABLE_OP_TYPES})
+        )
+        segment.uses_rng = any(op.type in random_op_types for op in segment.ops)
+
+
+def var_name(op) -> str:
+    """The state key of a VariableV2 op: its ``shared_name``, else its node name."""
+    shared = op.attrs.get("shared_name", b"")
+    return shared.decode() if shared else op.name

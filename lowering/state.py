@@ -1,0 +1,58 @@
+"""Variable ops: reads and writes of the run's state (``Context.state``), in JAX."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from lowering.interpreter import VarRef
+from lowering.plan import var_name
+from lowering.registry import lowering
+
+
+@lowering("VariableV2")
+def _variable(ctx, op):
+    return VarRef(var_name(op), op)
+
+
+@lowering("Assign")
+def _assign(ctx, op, ref, value):
+    ctx.write_var(ref, jnp.asarray(value))
+    return ref
+
+
+@lowering("AssignAdd")
+def _assign_add(ctx, op, ref, value):
+    ctx.write_var(ref, ctx.read_var(ref) + value)
+    return ref
+
+
+@lowering("AssignSub")
+def _assign_sub(ctx, op, ref, value):
+    ctx.write_var(ref, ctx.read_var(ref) - value)
+    return ref
+
+
+def _scatter(update):
+    def rule(ctx, op, ref, indices, updates):
+        current = ctx.read_var(ref)
+        ctx.write_var(ref, update(current.at[indices], updates))
+        return ref
+
+    return rule
+
+
+for _op_type, _update in {
+    "ScatterUpdate": lambda at, u: at.set(u),
+    "ScatterAdd": lambda at, u: at.add(u),
+    "ScatterSub": lambda at, u: at.add(-u),
+    "ScatterMul": lambda at, u: at.multiply(u),
+    "ScatterDiv": lambda at, u: at.divide(u),
+    "ScatterMin": lambda at, u: at.min(u),
+    "ScatterMax": lambda at, u: at.max(u),
+}.items():
+    lowering(_op_type)(_scatter(_update))
+
+
+@lowering("IsVariableInitialized")
+def _is_initialized(ctx, op, ref):
+    return jnp.asarray(ctx.is_initialized(ref))

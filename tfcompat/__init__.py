@@ -1,0 +1,95 @@
+"""tfcompat: TensorFlow 1.x graph programs, run on JAX/XLA.
+
+``import tfcompat as tf`` gives the TF1 API: building calls record a GraphDef-compatible
+graph, and ``tf.Session.run`` lowers the part it needs into one jitted XLA function.
+"""
+
+from tfcompat.framework import dtypes as _dtypes_module
+from tfcompat.framework import errors  # noqa: F401 - tf.errors
+from tfcompat.framework.constant_op import constant
+from tfcompat.framework.dtypes import (  # noqa: F401
+    DType,
+    as_dtype,
+    bfloat16,
+    bool,
+    complex64,
+    complex128,
+    double,
+    float16,
+    float32,
+    float64,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    qint8,
+    qint16,
+    qint32,
+    quint8,
+    quint16,
+    resource,
+    string,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    variant,
+)
+from tfcompat.framework.graph import (  # noqa: F401
+    Graph,
+    GraphKeys,
+    get_default_graph,
+    reset_default_graph,
+)
+from tfcompat.framework.graph_io import import_graph_def, write_graph  # noqa: F401
+from tfcompat.framework.op_helper import (  # noqa: F401
+    convert_to_tensor,
+    register_tensor_conversion_function,
+)
+from tfcompat.framework.scopes import (  # noqa: F401
+    add_to_collection,
+    add_to_collections,
+    colocate_with,
+    container,
+    control_dependencies,
+    device,
+    get_collection,
+    get_collection_ref,
+    name_scope,
+    newaxis,
+    no_gradient,
+    op_scope,
+)
+from tfcompat.framework.tensor import Operation, Tensor  # noqa: F401
+from tfcompat.framework.tensor_shape import Dimension, TensorShape  # noqa: F401
+from tfcompat.ops import array_ops, control_flow_ops, math_ops, state_ops  # noqa: F401
+from tfcompat.client.session import (  # noqa: F401
+    InteractiveSession,
+    Session,
+    get_default_session,
+)
+from tfcompat.client.config import ConfigProto, GPUOptions, RunMetadata, RunOptions  # noqa: F401
+from tfcompat.variables import Variable  # noqa: F401
+from tfcompat import variables as _variables  # noqa: F401
+from tfcompat.compat_mode import (  # noqa: F401
+    disable_eager_execution,
+    disable_v2_behavior,
+    enable_eager_execution,
+    enable_v2_behavior,
+    executing_eagerly,
+)
+from tfcompat.util import tf_export as _tf_export
+from tfcompat import compat  # noqa: F401 - tf.compat.v1
+
+dtypes = _dtypes_module
+__version__ = "2.21.0"  # the TensorFlow API version this package follows
+VERSION = __version__
+GRAPH_DEF_VERSION = 2156
+AUTO_REUSE = "AUTO_REUSE"
+
+_tf_export.export_constant(write_graph, "io.write_graph", "train.write_graph")
+_tf_export.export_constant(import_graph_def, "graph_util.import_graph_def")
+_tf_export.export_constant(errors, "errors")
+_tf_export.export_constant(constant, "constant")
+_tf_export.populate(__name__)

@@ -1,0 +1,111 @@
+"""Static values of tensors, where the graph alone determines them (TF's ``constant_value``).
+
+Shape functions use this to turn shape-valued inputs (``Reshape``'s ``shape``, ``Fill``'s
+``dims``) into static shapes. Op families add entries to ``CONSTANT_VALUE_FNS``:
+``fn(op, output_index) -> ndarray or None``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tfcompat.framework import tensor_shape
+
+CONSTANT_VALUE_FNS: dict = {}
+
+
+def constant_value(tensor):
+    """The tensor's value as a numpy array if known at graph-build time, else None."""
+    fn = CONSTANT_VALUE_FNS.get(tensor.op.type)
+    if fn is None:
+        return None
+    try:
+        return fn(tensor.op, tensor.value_index)
+    except (ValueError, TypeError, IndexError):
+        return None
+
+
+def constant_value_as_shape(tensor) -> tensor_shape.TensorShape:
+    """A 1-D shape tensor as a partial TensorShape (-1 and unknown elements become None)."""
+    value = constant_value(tensor)
+    if value is not None:
+        return tensor_shape.TensorShape([None if d < 0 else int(d) for d in value.reshape(-1)])
+    op = tensor.op
+    if op.type == "Shape":
+        return op.inputs[0].shape
+    if op.type == "Pack":
+        dims = []
+        for t in op.inputs:
+            v = constant_value(t)
+            dims.append(None if v is None or int(v) < 0 else int(v))
+        return tensor_shape.TensorShape(dims)
+    if op.type == "ConcatV2":
+        result = tensor_shape.scalar()
+        for t in op.inputs[:-1]:
+            result = result.concatenate(constant_value_as_shape(t))
+        return result
+    if tensor.shape.rank == 1 and tensor.shape[0].value is not None:
+        return tensor_shape.unknown_shape(rank=tensor.shape[0].value)
+    return tensor_shape.unknown_shape()
+
+
+def _const(op, index):
+    return op.attrs["value"]
+
+
+def _identity(op, index):
+    return constant_value(op.inputs[0])
+
+
+def _shape(op, index):
+    shape = op.inputs[0].shape
+    if shape.is_fully_defined():
+        return np.asarray(shape.as_list(), dtype=op.attrs["out_type"].as_numpy_dtype)
+    return None
+
+
+def _size(op, index):
+    shape = op.inputs[0].shape
+    if shape.is_fully_defined():
+        return np.asarray(shape.num_elements(), dtype=op.attrs["out_type"].as_numpy_dtype)
+    return None
+
+
+def _rank(op, index):
+    rank = op.inputs[0].shape.rank
+    return None if rank is None else np.asarray(rank, dtype=np.int32)
+
+
+def _pack(op, index):
+    values = [constant_value(t) for t in op.inputs]
+    if any(v is None for v in values):
+        return None
+    return np.stack(values, axis=op.attrs["axis"])
+
+
+def _concat(op, index):
+    values = [constant_value(t) for t in op.inputs[:-1]]
+    axis = constant_value(op.inputs[-1])
+    if axis is None or any(v is None for v in values):
+        return None
+    return np.concatenate(values, axis=int(axis))
+
+
+def _cast(op, index):
+    value = constant_value(op.inputs[0])
+    return None if value is None else value.astype(op.attrs["DstT"].as_numpy_dtype)
+
+
+CONSTANT_VALUE_FNS.update(
+    {
+        "Const": _const,
+        "Identity": _identity,
+        "StopGradient": _identity,
+        "Shape": _shape,
+        "Size": _size,
+        "Rank": _rank,
+        "Pack": _pack,
+        "ConcatV2": _concat,
+        "Cast": _cast,
+    }
+)

@@ -1,0 +1,263 @@
+"""``apply_op``: validates inputs and attrs against an OpDef and adds the op to a graph.
+
+This is the single place where user values become graph inputs: it converts Python values
+to constants (named after the input arg, under the op's name scope, as TF does), infers type
+and length attrs from the inputs, fills defaults, checks allowed values, and runs the shape
+function. Errors are TF's TypeError / ValueError and name the op.
+"""
+
+from __future__ import annotations
+
+from tfcompat.framework import dtypes, graph as graph_lib, op_def as op_def_lib
+from tfcompat.framework import tensor_shape
+from tfcompat.framework.tensor import Operation, Tensor
+
+# base type -> [(priority, fn(value, dtype, name, as_ref) -> Tensor)]
+_CONVERSION_FUNCTIONS: list = []
+
+
+def register_tensor_conversion_function(base_type, conversion_func, priority=100):
+    """Lets objects of ``base_type`` (e.g. Variables) be used wherever a Tensor is expected."""
+    _CONVERSION_FUNCTIONS.append((priority, base_type, conversion_func))
+    _CONVERSION_FUNCTIONS.sort(key=lambda item: item[0])
+
+
+def is_tensor_like(value) -> bool:
+    if isinstance(value, Tensor):
+        return True
+    return any(isinstance(value, base) for _, base, _ in _CONVERSION_FUNCTIONS)
+
+
+def convert_to_tensor(value, dtype=None, name=None, as_ref=False, preferred_dtype=None):
+    """``value`` as a Tensor of the default graph: Tensors pass through (dtype checked),
+    registered types convert, and anything else becomes a ``Const``."""
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype)
+    if isinstance(value, Tensor):
+        if dtype is not None and not dtype.is_compatible_with(value.dtype):
+            raise ValueError(
+                f"Tensor conversion requested dtype {dtype.name} for Tensor with dtype "
+                f"{value.dtype.name}: {value!r}"
+            )
+        return value
+    for _, base_type, fn in _CONVERSION_FUNCTIONS:
+        if isinstance(value, base_type):
+            result = fn(value, dtype=dtype, name=name, as_ref=as_ref)
+            if result is not NotImplemented:
+                return convert_to_tensor(result, dtype=dtype, name=name)
+    from tfcompat.framework import constant_op
+
+    if dtype is None and preferred_dtype is not None:
+        try:
+            return constant_op.constant(value, dtype=preferred_dtype, name=name or "Const")
+        except (TypeError, ValueError):
+            pass
+    return constant_op.constant(value, dtype=dtype, name=name or "Const")
+
+
+def _graph_of(values):
+    """The graph the inputs live in (must be one), else the default graph."""
+    found = None
+    for value in values:
+        items = value if isinstance(value, (list, tuple)) else [value]
+        for item in items:
+            g = getattr(item, "graph", None)
+            if isinstance(item, (Tensor, Operation)) or (g is not None and is_tensor_like(item)):
+                if found is None:
+                    found = g
+                elif g is not found:
+                    raise ValueError(f"{item!r} must be from the same graph as {found!r}.")
+    return found or graph_lib.get_default_graph()
+
+
+def apply_op(op_type: str, name=None, **keywords) -> Operation:
+    """Adds an ``op_type`` op; keywords name its inputs (by arg name) and attrs."""
+    op_def = op_def_lib.get_op_def(op_type)
+    graph = _graph_of([keywords[a.name] for a in op_def.inputs if a.name in keywords])
+    with graph.as_default(), graph.name_scope(name if name else op_type) as scope:
+        inputs, attrs = _bind_inputs(op_def, keywords)
+        attrs.update(_bind_attrs(op_def, keywords, attrs))
+        output_dtypes = _output_dtypes(op_def, attrs)
+        op = graph._create_op(op_type, inputs, output_dtypes, attrs, scope[:-1], op_def)
+    _infer_shapes(op)
+    return op
+
+
+def create_op_from_node(graph, name, op_type, inputs, attrs) -> Operation:
+    """Adds an op with given attrs and input Tensors (used by import_graph_def)."""
+    op_def = op_def_lib.get_op_def(op_type)
+    canonical = {}
+    for key, value in attrs.items():
+        attr_def = op_def.attrs.get(key)
+        canonical[key] = (
+            op_def_lib.canonicalize_attr(attr_def.type, value) if attr_def else value
+        )
+    for attr in op_def.attrs.values():
+        if attr.name not in canonical:
+            if not attr.has_default:
+                raise ValueError(f"NodeDef '{name}' ({op_type}) is missing attr '{attr.name}'")
+            canonical[attr.name] = attr.default
+    output_dtypes = _output_dtypes(op_def, canonical)
+    op = graph._create_op(op_type, inputs, output_dtypes, canonical, name, op_def)
+    _infer_shapes(op)
+    return op
+
+
+def _bind_inputs(op_def, keywords):
+    attrs = {}
+    # Type attrs fixed by an explicit keyword or by an input that is already a Tensor.
+    for arg in op_def.inputs:
+        if arg.name not in keywords:
+            raise TypeError(f"{op_def.name} missing required input '{arg.name}'")
+        if arg.type_attr and arg.type_attr not in attrs:
+            if arg.type_attr in keywords and keywords[arg.type_attr] is not None:
+                attrs[arg.type_attr] = dtypes.as_dtype(keywords[arg.type_attr])
+                continue
+            values = keywords[arg.name]
+            values = values if arg.number_attr else [values]
+            if not isinstance(values, (list, tuple)):
+                raise TypeError(
+                    f"Expected list for '{arg.name}' argument to '{op_def.name}' Op, not "
+                    f"{values!r}."
+                )
+            for v in values:
+                if is_tensor_like(v):
+                    attrs[arg.type_attr] = convert_to_tensor(v).dtype.base_dtype
+                    break
+    inputs = []
+    for arg in op_def.inputs:
+        value = keywords[arg.name]
+        if arg.number_attr or arg.type_list_attr:
+            if not isinstance(value, (list, tuple)):
+                raise TypeError(
+                    f"Expected list for '{arg.name}' argument to '{op_def.name}' Op, not "
+                    f"{value!r}."
+                )
+            tensors = [_convert_input(op_def, arg, v, attrs, i) for i, v in enumerate(value)]
+            if arg.number_attr:
+                attrs[arg.number_attr] = len(tensors)
+            else:
+                attrs[arg.type_list_attr] = [t.dtype.base_dtype for t in tensors]
+            inputs.extend(tensors)
+        else:
+            inputs.append(_convert_input(op_def, arg, value, attrs, None))
+    return inputs, attrs
+
+
+def _convert_input(op_def, arg, value, attrs, index):
+    expected = arg.dtype if arg.dtype is not None else attrs.get(arg.type_attr)
+    preferred = None
+    if expected is None and arg.type_attr:
+        attr_def = op_def.attrs[arg.type_attr]
+        if attr_def.has_default:
+            preferred = attr_def.default
+    label = arg.name if index is None else f"{arg.name}_{index}" if index else arg.name
+    try:
+        tensor = convert_to_tensor(
+            value, dtype=expected, name=label, as_ref=arg.is_ref, preferred_dtype=preferred
+        )
+    except (TypeError, ValueError) as e:
+        if expected is not None and not is_tensor_like(value):
+            raise TypeError(
+                f"Expected {expected.name} passed to parameter '{arg.name}' of op "
+                f"'{op_def.name}', got {value!r} of type '{type(value).__name__}' instead. "
+                f"Error: {e}"
+            ) from None
+        if expected is not None:
+            raise TypeError(
+                f"Input '{arg.name}' of '{op_def.name}' Op has type "
+                f"{_base_name(value)} that does not match expected type of {expected.name}."
+            ) from None
+        raise
+    if arg.is_ref and not tensor.dtype.is_ref_dtype:
+        raise TypeError(
+            f"'{op_def.name}' Op requires that input '{arg.name}' be a mutable tensor "
+            "(e.g.: a tf.Variable)"
+        )
+    base = tensor.dtype.base_dtype
+    if arg.type_attr:
+        if arg.type_attr in attrs and attrs[arg.type_attr] != base:
+            first = next(a.name for a in op_def.inputs if a.type_attr == arg.type_attr)
+            raise TypeError(
+                f"Input '{arg.name}' of '{op_def.name}' Op has type {base.name} that does "
+                f"not match type {attrs[arg.type_attr].name} of argument '{first}'."
+            )
+        attrs[arg.type_attr] = base
+    elif arg.dtype is not None and base != arg.dtype:
+        raise TypeError(
+            f"Input '{arg.name}' of '{op_def.name}' Op has type {base.name} that does not "
+            f"match expected type of {arg.dtype.name}."
+        )
+    return tensor
+
+
+def _base_name(value):
+    try:
+        return convert_to_tensor(value).dtype.base_dtype.name
+    except Exception:  # noqa: BLE001 - only used to word an error message
+        return type(value).__name__
+
+
+def _bind_attrs(op_def, keywords, inferred):
+    input_names = {a.name for a in op_def.inputs}
+    unknown = [k for k in keywords if k not in input_names and k not in op_def.attrs]
+    if unknown:
+        raise TypeError(
+            f"{op_def.name} got unexpected keyword arguments: {', '.join(sorted(unknown))}"
+        )
+    attrs = {}
+    for attr in op_def.attrs.values():
+        if attr.name in inferred:
+            value = inferred[attr.name]
+        elif attr.name in keywords and keywords[attr.name] is not None:
+            try:
+                value = op_def_lib.canonicalize_attr(attr.type, keywords[attr.name])
+            except TypeError as e:
+                raise TypeError(f"Attr '{attr.name}' of '{op_def.name}' Op: {e}") from None
+        elif attr.has_default:
+            value = attr.default
+        else:
+            raise TypeError(f"No argument for attr {attr.name} of '{op_def.name}' Op")
+        op_def_lib.validate_attr(op_def.name, attr, value)
+        attrs[attr.name] = value
+    return attrs
+
+
+def _output_dtypes(op_def, attrs):
+    out = []
+    for arg in op_def.outputs:
+        if arg.type_list_attr:
+            out.extend(attrs[arg.type_list_attr])
+            continue
+        dtype = arg.dtype if arg.dtype is not None else attrs[arg.type_attr]
+        if arg.is_ref:
+            dtype = dtype._as_ref
+        count = attrs[arg.number_attr] if arg.number_attr else 1
+        out.extend([dtype] * count)
+    return out
+
+
+def _infer_shapes(op):
+    shape_fn = op.op_def.shape_fn
+    if shape_fn is None:
+        return
+    try:
+        shapes = shape_fn(op)
+    except ValueError as e:
+        # TF rejects the node at construction time and names it; the graph keeps nothing.
+        op.graph._remove_op(op)
+        shapes = ", ".join(_shape_text(t.shape) for t in op.inputs)
+        raise ValueError(
+            f"{e} for '{{{{node {op.name}}}}} = {op.type}[]' with input shapes: {shapes}."
+        ) from None
+    if isinstance(shapes, tensor_shape.TensorShape) or shapes is None:
+        shapes = [shapes]
+    for tensor, shape in zip(op.outputs, shapes):
+        if shape is not None:
+            tensor._shape = tensor_shape.as_shape(shape)
+
+
+def _shape_text(shape):
+    if shape.rank is None:
+        return "?"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"

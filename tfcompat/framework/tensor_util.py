@@ -1,0 +1,255 @@
+"""Python values, numpy arrays and ``TensorProto``: conversions with TF's rules.
+
+``to_numpy`` infers dtypes as TensorFlow does for constants (Python ints become int32 when
+they fit, Python floats float32, numpy arrays keep their dtype) and refuses lossy conversions
+with TF's TypeError. Strings are numpy object arrays of ``bytes``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from tfcompat.framework import dtypes, tensor_shape
+
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+
+def _flatten(value):
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _flatten(v)
+    else:
+        yield value
+
+
+def infer_dtype(value) -> dtypes.DType:
+    """The dtype TensorFlow gives a constant made from ``value`` when none is requested."""
+    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+        if value.dtype.kind in "SUO":
+            return dtypes.string
+        return dtypes.as_dtype(value.dtype)
+    leaves = list(_flatten(value))
+    if not leaves:
+        return dtypes.float32
+    kinds = set()
+    for leaf in leaves:
+        if isinstance(leaf, (bool, np.bool_)):
+            kinds.add("bool")
+        elif isinstance(leaf, (str, bytes)):
+            kinds.add("string")
+        elif isinstance(leaf, np.generic):
+            kinds.add(dtypes.as_dtype(leaf.dtype).name)
+        elif isinstance(leaf, numbers.Integral):
+            kinds.add("int64" if not _INT32_MIN <= leaf <= _INT32_MAX else "int32")
+        elif isinstance(leaf, numbers.Real):
+            kinds.add("float32")
+        elif isinstance(leaf, numbers.Complex):
+            kinds.add("complex128")
+        elif hasattr(leaf, "dtype") and hasattr(leaf, "op"):
+            raise TypeError(
+                f"List of Tensors when single Tensor expected: cannot make a constant from "
+                f"{leaf!r}"
+            )
+        else:
+            raise TypeError(
+                f"Failed to convert elements of {value!r} to Tensor. Consider casting "
+                "elements to a supported type."
+            )
+    if len(kinds) == 1:
+        return dtypes.as_dtype(kinds.pop())
+    if "string" in kinds or "bool" in kinds:
+        raise TypeError(f"Can't convert {value!r}: mixed element types {sorted(kinds)}")
+    for name in ("complex128", "float64", "float32", "int64", "int32"):
+        if name in kinds:
+            return dtypes.as_dtype(name)
+    return dtypes.as_dtype(sorted(kinds)[0])
+
+
+def _string_array(value):
+    def enc(v):
+        if isinstance(v, str):
+            return v.encode("utf-8")
+        if isinstance(v, (bytes, np.bytes_)):
+            return bytes(v)
+        raise TypeError(f"Expected string, got {v!r} of type '{type(v).__name__}' instead.")
+
+    arr = np.asarray(value, dtype=object)
+    out = np.empty(arr.shape, dtype=object)
+    for idx, v in np.ndenumerate(arr):
+        out[idx] = enc(v)
+    return out
+
+
+def to_numpy(value, dtype=None) -> np.ndarray:
+    """``value`` as a numpy array of ``dtype`` (or TF's inferred dtype); TypeError when the
+    conversion would change a Python value (1.5 to int32, 300 to uint8, True to float)."""
+    dtype = infer_dtype(value) if dtype is None else dtypes.as_dtype(dtype).base_dtype
+    if dtype == dtypes.string:
+        return _string_array(value)
+    np_dtype = dtype.as_numpy_dtype
+    if isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype.kind in "SUO" and dtype != dtypes.string:
+            raise TypeError(f"Expected {dtype.name}, got a string array instead.")
+        return np.asarray(value).astype(np_dtype, copy=False)
+    for leaf in _flatten(value):
+        _check_python_leaf(leaf, dtype)
+    try:
+        return np.asarray(value, dtype=np_dtype)
+    except (ValueError, OverflowError) as e:
+        raise TypeError(f"Expected {dtype.name}, got {value!r}: {e}") from None
+
+
+def _check_python_leaf(leaf, dtype):
+    def fail():
+        raise TypeError(
+            f"Expected {dtype.name}, but got {leaf!r} of type '{type(leaf).__name__}'."
+        )
+
+    if isinstance(leaf, np.generic):
+        return
+    if isinstance(leaf, (str, bytes)):
+        fail()
+    if dtype.is_bool:
+        if not isinstance(leaf, bool):
+            fail()
+        return
+    if isinstance(leaf, bool):
+        fail()
+    if dtype.is_integer:
+        if not isinstance(leaf, numbers.Integral):
+            if isinstance(leaf, numbers.Real) and float(leaf).is_integer():
+                return
+            fail()
+        if not dtype.min <= leaf <= dtype.max:
+            fail()
+    elif dtype.is_floating:
+        if not isinstance(leaf, numbers.Real):
+            fail()
+    elif dtype.is_complex and not isinstance(leaf, numbers.Number):
+        fail()
+
+
+def broadcast_to_shape(array: np.ndarray, shape, verify_shape=False) -> np.ndarray:
+    """TF's ``constant(value, shape=...)``: a scalar fills, a matching size reshapes."""
+    shape = [int(d) for d in shape]
+    if list(array.shape) == shape:
+        return array
+    if verify_shape:
+        raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {array.shape}.")
+    if array.size == 1:
+        return np.full(shape, array.reshape(()), dtype=array.dtype)
+    if array.size == int(np.prod(shape, dtype=np.int64)):
+        return array.reshape(shape)
+    raise TypeError(
+        f"Eager execution of tf.constant with unsupported shape. Tensor of shape "
+        f"{array.shape} cannot be reshaped to shape {tuple(shape)}: value has "
+        f"{array.size} elements, shape requires {int(np.prod(shape))}."
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# TensorProto
+# ---------------------------------------------------------------------------------------------
+# Which repeated field of TensorProto holds which dtype when not using tensor_content.
+_VALUE_FIELD = {
+    dtypes.float32: "float_val",
+    dtypes.float64: "double_val",
+    dtypes.int32: "int_val",
+    dtypes.uint8: "int_val",
+    dtypes.int16: "int_val",
+    dtypes.int8: "int_val",
+    dtypes.uint16: "int_val",
+    dtypes.int64: "int64_val",
+    dtypes.uint32: "uint32_val",
+    dtypes.uint64: "uint64_val",
+    dtypes.bool: "bool_val",
+    dtypes.string: "string_val",
+    dtypes.float16: "half_val",
+    dtypes.bfloat16: "half_val",
+    dtypes.complex64: "scomplex_val",
+    dtypes.complex128: "dcomplex_val",
+    dtypes.qint8: "int_val",
+    dtypes.quint8: "int_val",
+    dtypes.qint16: "int_val",
+    dtypes.quint16: "int_val",
+    dtypes.qint32: "int_val",
+}
+
+
+def make_tensor_proto(values, dtype=None, shape=None):
+    """A ``TensorProto`` holding ``values``: numeric data as little-endian
+    ``tensor_content`` (as TF writes it), strings in ``string_val``."""
+    from tfcompat.framework.proto import tensor_pb2
+
+    array = to_numpy(values, dtype)
+    full_shape = array.shape if shape is None else tuple(int(d) for d in shape)
+    if shape is not None and array.size != 1:
+        array = broadcast_to_shape(array, shape)
+    tf_dtype = dtypes.string if array.dtype == object else dtypes.as_dtype(array.dtype)
+    if dtype is not None:
+        tf_dtype = dtypes.as_dtype(dtype).base_dtype
+    proto = tensor_pb2.TensorProto(dtype=tf_dtype.as_datatype_enum)
+    proto.tensor_shape.CopyFrom(tensor_shape.TensorShape(full_shape).as_proto())
+    if tf_dtype == dtypes.string:
+        proto.string_val.extend(array.reshape(-1).tolist())
+    elif array.size == 1:
+        # A single value, possibly filling a larger shape: TF stores it once.
+        _set_scalar(proto, tf_dtype, array)
+    else:
+        proto.tensor_content = (
+            np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
+        )
+    return proto
+
+
+def _set_scalar(proto, tf_dtype, array):
+    field = getattr(proto, _VALUE_FIELD[tf_dtype])
+    value = array.reshape(())
+    if tf_dtype in (dtypes.float16, dtypes.bfloat16):
+        field.append(int(value.view(np.uint16)))
+    elif tf_dtype.is_complex:
+        field.extend([float(value.real), float(value.imag)])
+    else:
+        field.append(value.item())
+
+
+def make_ndarray(proto) -> np.ndarray:
+    """The numpy array a ``TensorProto`` holds (TF's ``MakeNdarray``)."""
+    tf_dtype = dtypes.as_dtype(proto.dtype)
+    shape = [d.size for d in proto.tensor_shape.dim]
+    count = int(np.prod(shape, dtype=np.int64))
+    np_dtype = tf_dtype.as_numpy_dtype
+    if tf_dtype == dtypes.string:
+        values = list(proto.string_val)
+        out = np.empty(count, dtype=object)
+        if values:
+            out[: len(values)] = values
+            out[len(values) :] = values[-1]
+        else:
+            out[:] = b""
+        return out.reshape(shape)
+    if proto.tensor_content:
+        data = np.frombuffer(proto.tensor_content, dtype=np.dtype(np_dtype).newbyteorder("<"))
+        return data.astype(np_dtype).reshape(shape)
+    field_name = _VALUE_FIELD.get(tf_dtype)
+    if field_name is None:
+        raise TypeError(f"Unsupported tensor type {tf_dtype.name} in TensorProto")
+    values = list(getattr(proto, field_name))
+    if tf_dtype in (dtypes.float16, dtypes.bfloat16):
+        data = np.asarray(values, dtype=np.uint16).view(np_dtype)
+    elif tf_dtype.is_complex:
+        pairs = np.asarray(values, dtype=np.float64).reshape(-1, 2)
+        data = (pairs[:, 0] + 1j * pairs[:, 1]).astype(np_dtype)
+    else:
+        data = np.asarray(values, dtype=np_dtype)
+    if data.size == count:
+        return data.reshape(shape)
+    out = np.empty(count, dtype=np_dtype)
+    if data.size:
+        out[: data.size] = data
+        out[data.size :] = data[-1]  # TF repeats the last value to fill
+    else:
+        out[:] = 0
+    return out.reshape(shape)

@@ -1,0 +1,356 @@
+"""``tf.Variable`` as TF1 builds it (a ref variable) and the variable initializers.
+
+A Variable is four ops, named as TensorFlow names them: ``name`` (``VariableV2``),
+``name/initial_value`` (the initial value), ``name/Assign`` (the initializer) and
+``name/read`` (an ``Identity`` snapshot used wherever the variable's value is needed).
+"""
+
+from __future__ import annotations
+
+from tfcompat.framework import dtypes, graph as graph_lib, tensor_shape
+from tfcompat.framework.graph import GraphKeys
+from tfcompat.framework.op_helper import convert_to_tensor, register_tensor_conversion_function
+from tfcompat.framework.tensor import Tensor
+from tfcompat.ops import array_ops, control_flow_ops, state_ops
+from tfcompat.util.tf_export import tf_export
+
+
+class Variable:
+    """A TF1 variable: state that persists across ``Session.run`` calls."""
+
+    def __init__(
+        self,
+        initial_value=None,
+        trainable=None,
+        collections=None,
+        validate_shape=True,
+        caching_device=None,
+        name=None,
+        variable_def=None,
+        dtype=None,
+        expected_shape=None,
+        import_scope=None,
+        constraint=None,
+        use_resource=None,
+        synchronization=None,
+        aggregation=None,
+        shape=None,
+    ):
+        if variable_def is not None:
+            raise NotImplementedError("Variable(variable_def=...) is not supported yet")
+        if initial_value is None:
+            raise ValueError("initial_value must be specified.")
+        init_from_fn = callable(initial_value)
+        if trainable is None:
+            trainable = True
+        if collections is None:
+            collections = [GraphKeys.GLOBAL_VARIABLES]
+        if not isinstance(collections, (list, tuple, set)):
+            raise ValueError(
+                f"collections argument to Variable constructor must be a list, tuple, or set. "
+                f"Got {collections} of type {type(collections)}"
+            )
+        collections = list(collections)
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        self._trainable = trainable
+        self._constraint = constraint
+        graph = graph_lib.get_default_graph()
+        self._graph = graph
+        with graph.name_scope(name or "Variable") as scope:
+            true_name = scope[:-1]
+            if init_from_fn:
+                with graph._attr_scope({"_class": [b"loc:@" + true_name.encode()]}):
+                    with graph.name_scope("Initializer"), graph.device(None):
+                        self._initial_value = convert_to_tensor(
+                            initial_value(), name="initial_value", dtype=dtype
+                        )
+            else:
+                self._initial_value = convert_to_tensor(
+                    initial_value, name="initial_value", dtype=dtype
+                )
+            init_shape = self._initial_value.shape
+            if shape is not None:
+                var_shape = tensor_shape.as_shape(shape)
+            elif validate_shape:
+                var_shape = init_shape
+            else:
+                var_shape = tensor_shape.unknown_shape()
+            if validate_shape and not init_shape.is_fully_defined():
+                raise ValueError(
+                    f"initial_value must have a shape specified: {self._initial_value}"
+                )
+            self._variable = state_ops.variable_op_v2(
+                var_shape, self._initial_value.dtype.base_dtype, name=scope
+            )
+            with graph.colocate_with(self._variable.op):
+                self._initializer_op = state_ops.assign(
+                    self._variable,
+                    self._initial_value,
+                    validate_shape=validate_shape,
+                    name="Assign",
+                ).op
+            with graph.colocate_with(self._variable.op):
+                self._snapshot = array_ops.identity(self._variable, name="read")
+        self._caching_device = caching_device
+        self._save_slice_info = None
+        graph.add_to_collections(collections, self)
+
+    # -- identity ---------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._variable.name
+
+    @property
+    def op(self):
+        return self._variable.op
+
+    @property
+    def graph(self):
+        return self._variable.graph
+
+    @property
+    def device(self) -> str:
+        return self._variable.device
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._variable.dtype
+
+    @property
+    def shape(self):
+        return self._variable.shape
+
+    def get_shape(self):
+        return self._variable.shape
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def constraint(self):
+        return self._constraint
+
+    @property
+    def initializer(self):
+        """The ``Assign`` op that stores the initial value."""
+        return self._initializer_op
+
+    @property
+    def initial_value(self) -> Tensor:
+        return self._initial_value
+
+    def __repr__(self):
+        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.base_dtype.name}_ref>"
+
+    # -- values -----------------------------------------------------------------------------
+    def value(self) -> Tensor:
+        """The ``name/read`` snapshot of the variable."""
+        return self._snapshot
+
+    def read_value(self) -> Tensor:
+        """A fresh ``Identity`` of the variable, reading its value when it runs."""
+        return array_ops.identity(self._variable, name="read")
+
+    def _ref(self) -> Tensor:
+        return self._variable
+
+    def _as_graph_element(self):
+        return self._variable
+
+    def _identity(self, name):
+        return array_ops.identity(self._snapshot, name=name)
+
+    def eval(self, session=None):
+        return self._variable.eval(session=session)
+
+    def load(self, value, session=None):
+        """Assigns ``value`` by feeding the initializer's value."""
+        from tfcompat.client import session as session_lib
+
+        session = session or session_lib.get_default_session()
+        if session is None:
+            raise ValueError("Either session argument should be provided or default session should be established")
+        session.run(self._initializer_op, {self._initializer_op.inputs[1]: value})
+
+    def initialized_value(self) -> Tensor:
+        from tfcompat.ops import control_flow_ops as cf
+
+        _ = cf
+        return self._snapshot
+
+    # -- updates ----------------------------------------------------------------------------
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        result = state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
+        return result if read_value else result.op
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        result = state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
+        return result if read_value else result.op
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        result = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
+        return result if read_value else result.op
+
+    def scatter_update(self, sparse_delta, use_locking=False, name=None):
+        return state_ops.scatter_update(
+            self._variable, sparse_delta.indices, sparse_delta.values, use_locking, name
+        )
+
+    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+        return state_ops.scatter_add(
+            self._variable, sparse_delta.indices, sparse_delta.values, use_locking, name
+        )
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+        return state_ops.scatter_sub(
+            self._variable, sparse_delta.indices, sparse_delta.values, use_locking, name
+        )
+
+    def is_initialized(self, name=None):
+        return state_ops.is_variable_initialized(self._variable, name=name)
+
+    def set_shape(self, shape):
+        self._variable.set_shape(shape)
+        self._snapshot.set_shape(shape)
+
+    def get_slot_names(self):
+        return []
+
+    # -- operators: a Variable behaves like its value -----------------------------------------
+    def __getattr__(self, name):
+        if name.startswith("__") or name.startswith("_"):
+            raise AttributeError(name)
+        raise AttributeError(f"'Variable' object has no attribute '{name}'")
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
+    def __iter__(self):
+        raise TypeError("'Variable' object is not iterable.")
+
+    def __bool__(self):
+        raise TypeError("Using a `tf.Variable` as a Python `bool` is not allowed.")
+
+
+def _install_variable_operators():
+    """Every Tensor operator applies to a Variable's snapshot, as TF1's RefVariable does."""
+    names = [
+        "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+        "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
+        "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__abs__", "__lt__", "__le__",
+        "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__",
+        "__invert__", "__getitem__", "__div__", "__rdiv__",
+    ]
+    for name in names:
+        def method(self, *args, _name=name):
+            return getattr(Tensor, _name)(self._snapshot, *args)
+
+        setattr(Variable, name, method)
+
+
+_install_variable_operators()
+RefVariable = Variable
+VariableV1 = Variable
+
+
+def _variable_to_tensor(var, dtype=None, name=None, as_ref=False):
+    if as_ref:
+        return var._variable
+    return var._snapshot
+
+
+register_tensor_conversion_function(Variable, _variable_to_tensor)
+
+
+# ---------------------------------------------------------------------------------------------
+# Collections and initializers
+# ---------------------------------------------------------------------------------------------
+@tf_export("global_variables", "all_variables")
+def global_variables(scope=None):
+    return graph_lib.get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+all_variables = global_variables
+
+
+@tf_export("local_variables")
+def local_variables(scope=None):
+    return graph_lib.get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+@tf_export("trainable_variables")
+def trainable_variables(scope=None):
+    return graph_lib.get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+@tf_export("model_variables")
+def model_variables(scope=None):
+    return graph_lib.get_default_graph().get_collection(GraphKeys.MODEL_VARIABLES, scope)
+
+
+@tf_export("moving_average_variables")
+def moving_average_variables(scope=None):
+    return graph_lib.get_default_graph().get_collection(
+        GraphKeys.MOVING_AVERAGE_VARIABLES, scope
+    )
+
+
+@tf_export("variables_initializer", "initializers.variables")
+def variables_initializer(var_list, name="init"):
+    """One op running the initializers of ``var_list``."""
+    if var_list:
+        return control_flow_ops.group(*[v.initializer for v in var_list], name=name)
+    return control_flow_ops.no_op(name=name)
+
+
+@tf_export("global_variables_initializer", "initializers.global_variables", "initialize_all_variables")
+def global_variables_initializer():
+    return variables_initializer(global_variables())
+
+
+@tf_export("local_variables_initializer", "initializers.local_variables", "initialize_local_variables")
+def local_variables_initializer():
+    return variables_initializer(local_variables(), name="init")
+
+
+initialize_all_variables = global_variables_initializer
+initialize_local_variables = local_variables_initializer
+
+
+def initialize_variables(var_list, name="init"):
+    return variables_initializer(var_list, name)
+
+
+def is_variable_initialized(variable):
+    return state_ops.is_variable_initialized(variable)
+
+
+@tf_export("assert_variables_initialized")
+def assert_variables_initialized(var_list=None):
+    from tfcompat.ops import math_ops
+
+    var_list = global_variables() if var_list is None else var_list
+    if not var_list:
+        return None
+    flags = [state_ops.is_variable_initialized(v) for v in var_list]
+    return math_ops.reduce_all(array_ops.stack(flags))
+
+
+@tf_export("report_uninitialized_variables")
+def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
+    """A 1-D string tensor naming the variables not yet initialized in the session."""
+    var_list = (global_variables() + local_variables()) if var_list is None else var_list
+    graph = graph_lib.get_default_graph()
+    with graph.name_scope(name):
+        from tfcompat.ops import math_ops
+
+        if not var_list:
+            return array_ops.constant_string_vector([])
+        flags = array_ops.stack([math_ops.logical_not(v.is_initialized()) for v in var_list])
+        names = array_ops.constant_string_vector([v.op.name for v in var_list])
+        return array_ops.boolean_mask(names, flags)
