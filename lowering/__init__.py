@@ -6,7 +6,7 @@ Importing this package fills the rule tables (``registry.LOWERINGS`` for JAX and
 
 import importlib
 
-FAMILIES = ("array", "math", "state", "control_flow")
+FAMILIES = ("array", "math", "nn", "state", "control_flow")
 
 for _family in FAMILIES:
     importlib.import_module(f"lowering.{_family}")

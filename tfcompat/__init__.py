@@ -63,7 +63,7 @@ from tfcompat.framework.scopes import (  # noqa: F401
 )
 from tfcompat.framework.tensor import Operation, Tensor  # noqa: F401
 from tfcompat.framework.tensor_shape import Dimension, TensorShape  # noqa: F401
-from tfcompat.ops import array_ops, control_flow_ops, math_ops, state_ops  # noqa: F401
+from tfcompat.ops import array_ops, control_flow_ops, math_ops, nn_ops, state_ops  # noqa: F401
 from tfcompat.client.session import (  # noqa: F401
     InteractiveSession,
     Session,
@@ -85,7 +85,7 @@ from tfcompat import compat  # noqa: F401 - tf.compat.v1
 dtypes = _dtypes_module
 __version__ = "2.21.0"  # the TensorFlow API version this package follows
 VERSION = __version__
-GRAPH_DEF_VERSION = 2156
+GRAPH_DEF_VERSION = 2474
 AUTO_REUSE = "AUTO_REUSE"
 
 _tf_export.export_constant(write_graph, "io.write_graph", "train.write_graph")

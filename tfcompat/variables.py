@@ -60,11 +60,13 @@ class Variable:
         with graph.name_scope(name or "Variable") as scope:
             true_name = scope[:-1]
             if init_from_fn:
-                with graph._attr_scope({"_class": [b"loc:@" + true_name.encode()]}):
-                    with graph.name_scope("Initializer"), graph.device(None):
-                        self._initial_value = convert_to_tensor(
-                            initial_value(), name="initial_value", dtype=dtype
-                        )
+                # TF colocates the initializer ops and the variable itself via an attr scope.
+                class_scope = graph._attr_scope({"_class": [b"loc:@" + true_name.encode()]})
+                class_scope.__enter__()
+                with graph.name_scope("Initializer"), graph.device(None):
+                    self._initial_value = convert_to_tensor(
+                        initial_value(), name="initial_value", dtype=dtype
+                    )
             else:
                 self._initial_value = convert_to_tensor(
                     initial_value, name="initial_value", dtype=dtype
@@ -83,6 +85,8 @@ class Variable:
             self._variable = state_ops.variable_op_v2(
                 var_shape, self._initial_value.dtype.base_dtype, name=scope
             )
+            if init_from_fn:
+                class_scope.__exit__(None, None, None)
             with graph.colocate_with(self._variable.op):
                 self._initializer_op = state_ops.assign(
                     self._variable,

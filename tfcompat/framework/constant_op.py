@@ -29,7 +29,8 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     if out_dtype is None:
         out_dtype = dtypes.string if array.dtype == object else dtypes.as_dtype(array.dtype)
     if array.dtype != object:
-        array = np.ascontiguousarray(array)
+        # Copy (C order) so later changes to the caller's array cannot change the graph.
+        array = np.array(array, order="C")
         array.setflags(write=False)
     op = op_helper.apply_op("Const", name=name, value=array, dtype=out_dtype)
     return op.outputs[0]

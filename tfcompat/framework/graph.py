@@ -152,13 +152,16 @@ class Graph:
             op._control_inputs.append(c)
             c._control_outputs.append(op)
         op._device = self._current_device(op)
-        if self._colocation_stack:
-            groups = set()
-            for colocation_op in self._colocation_stack:
-                if colocation_op is not None:
-                    groups.update(colocation_op.colocation_groups())
-            if groups:
-                attrs["_class"] = sorted(groups)
+        groups = set()
+        for colocation_op in self._colocation_stack:
+            if colocation_op is not None:
+                groups.update(colocation_op.colocation_groups())
+        # TF colocates an op that takes a ref (a TF1 variable) with the variable.
+        for t in inputs:
+            if t.dtype.is_ref_dtype:
+                groups.update(t.op.colocation_groups())
+        if groups:
+            attrs["_class"] = sorted(groups)
         for key, value in self._attr_scope_map.items():
             if key not in attrs and value is not None:
                 attrs[key] = value
@@ -333,6 +336,8 @@ class Graph:
             if c not in current:
                 control_ops.append(c)
                 current.add(c)
+            # TF marks every op used as a manual control dependency (an attr in GraphDef).
+            c._attrs["_has_manual_control_dependencies"] = True
         return self._control_block(_ControlDependencies(control_ops, new_stack=False))
 
     @contextlib.contextmanager
@@ -470,8 +475,8 @@ class Graph:
         return "\n".join(lines)
 
 
-# TensorFlow 2.21 writes producer 2150-ish; importers only compare against min_consumer.
-GRAPH_DEF_VERSION = 2156
+# The GraphDef producer version TensorFlow 2.21 writes.
+GRAPH_DEF_VERSION = 2474
 
 # ---------------------------------------------------------------------------------------------
 # The default graph stack

@@ -199,7 +199,7 @@ def make_tensor_proto(values, dtype=None, shape=None):
         _set_scalar(proto, tf_dtype, array)
     else:
         proto.tensor_content = (
-            np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
+            np.asarray(array, order="C").astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
         )
     return proto
 

@@ -1,0 +1,3 @@
+"""JAX lowerings of nn ops."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Numpy reference kernels of nn ops."""
+
+from __future__ import annotations
