@@ -37,14 +37,17 @@ class Context:
         self.rng_key = rng_key
         self.feeds = feeds or {}
 
-    def read_var(self, ref: VarRef):
+    def read_var(self, ref: VarRef, reader=None):
+        """The variable's current value; ``reader`` (the op reading it) names the node in
+        TF's FailedPreconditionError when the variable is uninitialized."""
         try:
             return self.state[ref.name]
         except KeyError:
+            node = (reader or ref.op).name
             raise errors.FailedPreconditionError(
                 None,
-                ref.op,
-                f"Attempting to use uninitialized value {ref.name}\n\t [[{{{{node {ref.name}}}}}]]",
+                reader or ref.op,
+                f"Attempting to use uninitialized value {ref.name}\n\t [[{{{{node {node}}}}}]]",
             ) from None
 
     def write_var(self, ref: VarRef, value):
@@ -82,7 +85,7 @@ def run_ops(ops, env: dict, rules: dict, ctx: Context):
         for tensor, keep_ref in zip(op.inputs, input_modes(op)):
             value = env[tensor]
             if isinstance(value, VarRef) and not keep_ref:
-                value = ctx.read_var(value)
+                value = ctx.read_var(value, op)
             args.append(value)
         try:
             result = rule(ctx, op, *args)

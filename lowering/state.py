@@ -22,19 +22,19 @@ def _assign(ctx, op, ref, value):
 
 @lowering("AssignAdd")
 def _assign_add(ctx, op, ref, value):
-    ctx.write_var(ref, ctx.read_var(ref) + value)
+    ctx.write_var(ref, ctx.read_var(ref, op) + value)
     return ref
 
 
 @lowering("AssignSub")
 def _assign_sub(ctx, op, ref, value):
-    ctx.write_var(ref, ctx.read_var(ref) - value)
+    ctx.write_var(ref, ctx.read_var(ref, op) - value)
     return ref
 
 
 def _scatter(update):
     def rule(ctx, op, ref, indices, updates):
-        current = ctx.read_var(ref)
+        current = ctx.read_var(ref, op)
         ctx.write_var(ref, update(current.at[indices], updates))
         return ref
 

@@ -22,19 +22,19 @@ def _assign(ctx, op, ref, value):
 
 @reference("AssignAdd")
 def _assign_add(ctx, op, ref, value):
-    ctx.write_var(ref, np.asarray(ctx.read_var(ref) + value))
+    ctx.write_var(ref, np.asarray(ctx.read_var(ref, op) + value))
     return ref
 
 
 @reference("AssignSub")
 def _assign_sub(ctx, op, ref, value):
-    ctx.write_var(ref, np.asarray(ctx.read_var(ref) - value))
+    ctx.write_var(ref, np.asarray(ctx.read_var(ref, op) - value))
     return ref
 
 
 def _scatter(ufunc):
     def kernel(ctx, op, ref, indices, updates):
-        current = np.array(ctx.read_var(ref))
+        current = np.array(ctx.read_var(ref, op))
         if ufunc is None:
             current[indices] = updates
         else:

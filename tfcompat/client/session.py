@@ -16,6 +16,7 @@ import numpy as np
 
 from tfcompat.framework import dtypes, errors, graph as graph_lib
 from tfcompat.framework.tensor import Operation, Tensor
+from lowering.interpreter import VarRef as _VarRef
 
 BACKENDS = ("xla", "reference")
 
@@ -40,19 +41,21 @@ class _Fetches:
         self.elements = []  # unique Tensors and Operations
         self._index = {}
         self._rebuild = self._map(fetches)
+        self.tensors = tuple(e for e in self.elements if isinstance(e, Tensor))
+        self.targets = tuple(e for e in self.elements if isinstance(e, Operation))
 
     def _element(self, fetch):
         try:
             element = self.graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True)
         except TypeError as e:
             raise TypeError(
-                f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a string or "
-                f"Tensor. ({e})"
+                f"Argument `fetch` = {fetch} has invalid type \"{type(fetch).__name__}\" must "
+                f"be a string or Tensor. ({e})"
             ) from None
         except (ValueError, KeyError) as e:
             message = e.args[0] if e.args else str(e)
             raise ValueError(
-                f"Fetch argument {fetch!r} cannot be interpreted as a Tensor. ({message})"
+                f'Argument `fetch` = {fetch} cannot be interpreted as a Tensor. ("{message}")'
             ) from None
         if not self.graph.is_fetchable(element):
             raise errors.InvalidArgumentError(
@@ -65,7 +68,7 @@ class _Fetches:
 
     def _map(self, fetch):
         if fetch is None:
-            raise TypeError(f"Fetch argument {fetch!r} has invalid type {type(fetch)}")
+            raise TypeError('Argument `fetch` = None has invalid type "NoneType". Cannot be None')
         if isinstance(fetch, (Tensor, Operation, str)):
             index = self._element(fetch)
             return lambda values: values[index]
@@ -96,16 +99,30 @@ class _Fetches:
             index = self._element(fetch)
             return lambda values: values[index]
         raise TypeError(
-            f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a string or "
-            f"Tensor. (Can not convert a {type(fetch).__name__} into a Tensor or Operation.)"
+            f"Argument `fetch` = {fetch} has invalid type \"{type(fetch).__name__}\" must be a "
+            f"string or Tensor. (Can not convert a {type(fetch).__name__} into a Tensor or "
+            "Operation.)"
         )
 
     def build(self, values):
         return self._rebuild(values)
 
 
+def _shape_accepts(dims, shape) -> bool:
+    """Whether a value of ``shape`` may be fed to a tensor of static ``dims``."""
+    if dims is None:
+        return True
+    if len(dims) != len(shape):
+        return False
+    for d, n in zip(dims, shape):
+        if d is not None and d != n:
+            return False
+    return True
+
+
 def _shape_str(shape):
-    return "(" + ", ".join("None" if d is None else str(d) for d in shape) + (
+    """TF1's spelling of a shape in messages: ``(?, 3)``."""
+    return "(" + ", ".join("?" if d is None else str(d) for d in shape) + (
         ",)" if len(shape) == 1 else ")"
     )
 
@@ -123,6 +140,7 @@ class BaseSession:
         self._backend = backend
         self._state: dict = {}
         self._executables: dict = {}
+        self._fetch_maps: dict = {}
         self._run_counter = 0
         self._closed = False
         self._default_contexts = []
@@ -154,6 +172,7 @@ class BaseSession:
         self._closed = True
         self._state.clear()
         self._executables.clear()
+        self._fetch_maps.clear()
 
     def __del__(self):
         try:
@@ -186,11 +205,9 @@ class BaseSession:
         ``feed_dict`` substituted; returns numpy values in the same structure."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
-        fetch_map = _Fetches(self._graph, fetches)
+        fetch_map = self._fetch_map(fetches)
         feeds = self._convert_feeds(feed_dict) if feed_dict else {}
-        tensors = tuple(e for e in fetch_map.elements if isinstance(e, Tensor))
-        targets = tuple(e for e in fetch_map.elements if isinstance(e, Operation))
-        executable = self._executable(tensors, targets, tuple(feeds))
+        executable = self._executable(fetch_map.tensors, fetch_map.targets, tuple(feeds))
         self._run_counter += 1
         env = executable.run(self._state, feeds, self._run_counter)
         values = [self._fetch_value(e, env) for e in fetch_map.elements]
@@ -198,16 +215,35 @@ class BaseSession:
             run_metadata.executable = executable
         return fetch_map.build(values)
 
+    def _fetch_map(self, fetches):
+        """The flattened fetch structure, cached for the common hashable forms (a Tensor, an
+        Operation, a name, or a list/tuple of those) to keep per-run overhead low."""
+        key = None
+        if isinstance(fetches, (Tensor, Operation, str)):
+            key = fetches
+        elif type(fetches) in (list, tuple) and all(
+            isinstance(f, (Tensor, Operation, str)) for f in fetches
+        ):
+            key = (type(fetches), *fetches)
+        if key is not None:
+            cached = self._fetch_maps.get(key)
+            if cached is not None:
+                return cached
+        fetch_map = _Fetches(self._graph, fetches)
+        if key is not None:
+            self._fetch_maps[key] = fetch_map
+        return fetch_map
+
     def _fetch_value(self, element, env):
         if isinstance(element, Operation):
             return None
         value = env[element]
-        if hasattr(value, "name") and type(value).__name__ == "VarRef":
+        if isinstance(value, _VarRef):
             value = self._state[value.name]
         if element.dtype.base_dtype == dtypes.string:
             return value
-        value = np.array(value)
-        return value[()] if value.ndim == 0 else value
+        value = np.array(value)  # a writable copy, as TF returns
+        return value[()] if value.ndim == 0 else value  # scalars as numpy scalars, as TF
 
     def _executable(self, tensors, targets, feed_tensors):
         key = (tensors, targets, feed_tensors, self._graph._mutation_count)
@@ -266,7 +302,7 @@ class BaseSession:
                     if not dtype.min <= value <= dtype.max:
                         raise TypeError(
                             f"Type of feed value {value} with type {type(value)} is not "
-                            f"compatible with Tensor type {dtype!r}. Try explicitly setting "
+                            f"compatible with Tensor type {np_dtype}. Try explicitly setting "
                             "the type of the feed tensor to a larger type (e.g. int64)."
                         )
                 try:
@@ -275,7 +311,7 @@ class BaseSession:
                     raise ValueError(
                         f"Cannot feed value {value!r} for Tensor {tensor.name}: {e}"
                     ) from None
-        if not tensor.shape.is_compatible_with(array.shape):
+        if not _shape_accepts(tensor.shape.as_tuple(), array.shape):
             raise ValueError(
                 f"Cannot feed value of shape {_shape_str(array.shape)} for Tensor "
                 f"{tensor.name}, which has shape {_shape_str(tensor.shape.as_list())}"
