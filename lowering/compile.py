@@ -18,6 +18,10 @@ from lowering.registry import LOWERINGS, REFERENCE
 # Op types whose rules draw randomness; the run counter is only used when one is present.
 RANDOM_OP_TYPES: set = set()
 
+# Called with each new Executable; lets tools (``tfcompat run``) see what a program lowered
+# without a registry of Sessions.
+EXECUTABLE_OBSERVERS: list = []
+
 
 def _jax():
     import jax
@@ -31,6 +35,7 @@ class DeviceFunction:
     def __init__(self, segment: plan_lib.Segment):
         self.segment = segment
         self.compile_count = 0
+        self.traced_signature = None  # (state, inputs) shapes/dtypes of the latest trace
         self.jitted = _jax().jit(self._traced, donate_argnums=(0,))
 
     def pure_function(self):
@@ -57,6 +62,9 @@ class DeviceFunction:
 
     def _traced(self, state, inputs, counter):
         self.compile_count += 1  # Python runs this only while jax traces
+        self.traced_signature = _jax().tree.map(
+            lambda x: _jax().ShapeDtypeStruct(x.shape, x.dtype), (state, inputs)
+        )
         return self.pure_function()(state, inputs, counter)
 
     def __call__(self, state: dict, env: dict, counter: int):
@@ -84,6 +92,9 @@ class Executable:
             for op in plan.ops
             if op.type in plan_lib.VARIABLE_OP_TYPES
         }
+        self.run_count = 0
+        for observer in EXECUTABLE_OBSERVERS:
+            observer(self)
 
     @property
     def compile_count(self) -> int:
@@ -92,6 +103,7 @@ class Executable:
     def run(self, state: dict, feed_values: dict, counter: int) -> dict:
         """Runs the plan; ``state`` (variable name -> value) is updated in place. Returns
         the environment, which maps each fetched Tensor to its value (or VarRef)."""
+        self.run_count += 1
         env = dict(self._var_refs)
         env.update(feed_values)
         if self.backend == "reference":
