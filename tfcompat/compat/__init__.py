@@ -27,7 +27,9 @@ as_str_any = lambda value: value.decode() if isinstance(value, bytes) else str(v
 
 def __getattr__(name):
     if name == "v1":
-        from tfcompat.compat import v1
+        # import_module, not ``from tfcompat.compat import v1``: the from-import asks this
+        # module for ``v1`` first, which would call back into this __getattr__ forever.
+        import importlib
 
-        return v1
+        return importlib.import_module("tfcompat.compat.v1")
     raise AttributeError(name)
