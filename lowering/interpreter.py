@@ -43,10 +43,12 @@ class Context:
         try:
             return self.state[ref.name]
         except KeyError:
-            node = (reader or ref.op).name
+            # A forwarded read (``w/read``) is the node TF names; else the reading op.
+            node_op = ref.op if ref.op.type in REF_FORWARDING else (reader or ref.op)
+            node = node_op.name
             raise errors.FailedPreconditionError(
                 None,
-                reader or ref.op,
+                node_op,
                 f"Attempting to use uninitialized value {ref.name}\n\t [[{{{{node {node}}}}}]]",
             ) from None
 
@@ -55,6 +57,9 @@ class Context:
 
     def is_initialized(self, ref: VarRef) -> bool:
         return ref.name in self.state
+
+
+REF_FORWARDING = frozenset({"Identity"})
 
 
 def input_modes(op):
@@ -81,6 +86,13 @@ def run_ops(ops, env: dict, rules: dict, ctx: Context):
             raise errors.UnimplementedError(
                 None, op, f"No {ctx.backend} kernel for op type '{op.type}' (node {op.name})"
             )
+        if op.type in REF_FORWARDING and op.inputs[0].dtype.is_ref_dtype:
+            # TF's Identity of a ref forwards the variable's buffer: consumers see the value
+            # the variable holds when *they* run (so a read placed after an assign by
+            # control dependencies sees the assigned value, as in TF).
+            source = env[op.inputs[0]]
+            env[op.outputs[0]] = VarRef(source.name, op) if isinstance(source, VarRef) else source
+            continue
         args = []
         for tensor, keep_ref in zip(op.inputs, input_modes(op)):
             value = env[tensor]

@@ -210,7 +210,10 @@ class BaseSession:
         executable = self._executable(fetch_map.tensors, fetch_map.targets, tuple(feeds))
         self._run_counter += 1
         env = executable.run(self._state, feeds, self._run_counter)
-        values = [self._fetch_value(e, env) for e in fetch_map.elements]
+        # A fetched feed comes back as the fed array itself (0-d stays an ndarray), as in TF.
+        values = [
+            feeds[e] if e in feeds else self._fetch_value(e, env) for e in fetch_map.elements
+        ]
         if run_metadata is not None and hasattr(run_metadata, "executable"):
             run_metadata.executable = executable
         return fetch_map.build(values)
@@ -241,7 +244,8 @@ class BaseSession:
         if isinstance(value, _VarRef):
             value = self._state[value.name]
         if element.dtype.base_dtype == dtypes.string:
-            return value
+            value = np.asarray(value, dtype=object)
+            return value[()] if value.ndim == 0 else value
         value = np.array(value)  # a writable copy, as TF returns
         return value[()] if value.ndim == 0 else value  # scalars as numpy scalars, as TF
 
