@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -229,6 +230,8 @@ def _parse_default(text: str, attr_type: str):
     if text[0] in "'\"":
         return text[1:-1]
     if attr_type in ("type", "list(type)"):
+        if text.startswith("DT_"):  # REGISTER_OP writes type defaults as DT_FLOAT
+            return dtypes.from_proto_name(text)
         return dtypes.as_dtype(text)
     if attr_type in ("float", "list(float)"):
         return float(text)
