@@ -89,8 +89,7 @@ class Executable:
                 self.device_functions[id(segment)] = DeviceFunction(segment)
         self._var_refs = {
             op.outputs[0]: interpreter.VarRef(plan_lib.var_name(op), op)
-            for op in plan.ops
-            if op.type in plan_lib.VARIABLE_OP_TYPES
+            for op in plan.variable_ops
         }
         self.run_count = 0
         for observer in EXECUTABLE_OBSERVERS:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 
 from tfcompat.framework import errors
+from tfcompat.framework import op_def as op_def_lib
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,19 +64,9 @@ REF_FORWARDING = frozenset({"Identity"})
 
 
 def input_modes(op):
-    """Per input: True where the rule receives the VarRef itself (a ref arg), False where it
-    receives the current value."""
-    op_def = op.op_def
-    modes = []
-    for arg in op_def.inputs:
-        if arg.number_attr:
-            count = op.attrs[arg.number_attr]
-        elif arg.type_list_attr:
-            count = len(op.attrs[arg.type_list_attr])
-        else:
-            count = 1
-        modes.extend([arg.is_ref] * count)
-    return tuple(modes)
+    """Per input: True where the rule receives the VarRef itself (a ``Ref(T)`` arg), False
+    where it receives the variable's current value."""
+    return op_def_lib.ref_input_flags(op.op_def, op.attrs)
 
 
 def run_ops(ops, env: dict, rules: dict, ctx: Context):

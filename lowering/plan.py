@@ -42,6 +42,7 @@ class Plan:
     targets: tuple  # Operations run for their effects
     feeds: tuple  # fed Tensors
     segments: list
+    variable_ops: tuple = ()  # every VariableV2 op the run touches (fetched ones included)
 
     @property
     def ops(self):
@@ -178,7 +179,7 @@ def build_plan(fetches, targets, feeds, random_op_types=frozenset()) -> Plan:
         if ops
     ]
     _wire(segments, fetches, feeds_set, random_op_types)
-    return Plan(tuple(fetches), tuple(targets), tuple(feeds), segments)
+    return Plan(tuple(fetches), tuple(targets), tuple(feeds), segments, tuple(var_ops))
 
 
 def _wire(segments, fetches, feeds_set, random_op_types):

@@ -13,6 +13,7 @@ import re
 import threading
 
 from tfcompat.framework import device_spec
+from tfcompat.framework import op_def as op_def_lib
 from tfcompat.framework.tensor import Operation, Tensor
 
 _VALID_OP_NAME_REGEX = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\\/>-]*$")
@@ -156,10 +157,11 @@ class Graph:
         for colocation_op in self._colocation_stack:
             if colocation_op is not None:
                 groups.update(colocation_op.colocation_groups())
-        # TF colocates an op that takes a ref (a TF1 variable) with the variable.
-        for t in inputs:
-            if t.dtype.is_ref_dtype:
-                groups.update(t.op.colocation_groups())
+        # TF colocates an op whose OpDef takes a ``Ref(T)`` input with that variable.
+        if op_def is not None and any(arg.is_ref for arg in op_def.inputs):
+            for t, is_ref in zip(inputs, op_def_lib.ref_input_flags(op_def, attrs)):
+                if is_ref and t.dtype.is_ref_dtype:
+                    groups.update(t.op.colocation_groups())
         if groups:
             attrs["_class"] = sorted(groups)
         for key, value in self._attr_scope_map.items():

@@ -97,6 +97,20 @@ class OpDef:
 OPDEFS: dict[str, OpDef] = {}
 
 
+def ref_input_flags(op_def: OpDef, attrs: dict) -> list[bool]:
+    """For each flattened input of an op, whether its OpDef arg is a ``Ref(T)``."""
+    flags = []
+    for arg in op_def.inputs:
+        if arg.number_attr:
+            count = attrs[arg.number_attr]
+        elif arg.type_list_attr:
+            count = len(attrs[arg.type_list_attr])
+        else:
+            count = 1
+        flags.extend([arg.is_ref] * count)
+    return flags
+
+
 def register_op(
     name: str,
     inputs=(),
