@@ -62,7 +62,7 @@ def test_numpy_type_matches_tf(enum):
 def test_public_constants():
     assert tf.float32.as_datatype_enum == 1 and tf.double is tf.float64 and tf.half is tf.float16
     assert tf.float32 is tf.as_dtype("float32") is tf.as_dtype(np.float32)
-    assert tf.dtypes.int4.name == "int4" and tf.dtypes.float8_e5m2.is_floating
+    assert dtypes.int4.name == "int4" and dtypes.float8_e5m2.is_floating
 
 
 AS_DTYPE_INPUTS = [

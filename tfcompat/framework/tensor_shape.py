@@ -7,9 +7,16 @@ rank. Indexing a ``TensorShape`` yields ``Dimension`` objects as TF1 does, so le
 
 from __future__ import annotations
 
+from tfcompat.util.tf_export import tf_export
+
 
 class Dimension:
-    """One dimension of a shape; ``value`` is an int >= 0 or ``None`` when unknown."""
+    """One dimension of a shape; ``value`` is an int >= 0 or ``None`` when unknown.
+
+    Comparisons with an unknown dimension return ``None`` and arithmetic propagates the
+    unknown, as in TF1. Like TF's, Dimensions are unhashable (``__eq__`` is not a total
+    equality).
+    """
 
     __slots__ = ("_value",)
 
@@ -19,17 +26,11 @@ class Dimension:
         if value is None:
             self._value = None
             return
-        if isinstance(value, bool) or not hasattr(value, "__index__"):
-            try:
-                as_int = int(value)
-            except (TypeError, ValueError):
-                raise TypeError(
-                    f"Dimension value must be integer or None or have an __index__ method, "
-                    f"got value '{value!r}' with type '{type(value)}'"
-                ) from None
-            if as_int != value:
-                raise ValueError(f"Ambiguous dimension: {value}")
-            value = as_int
+        if not hasattr(value, "__index__") or isinstance(value, (str, bytes)):
+            raise TypeError(
+                "Dimension value must be integer or None or have an __index__ method, "
+                f"got value '{value!r}' with type '{type(value)}'"
+            )
         self._value = int(value.__index__())
         if self._value < 0:
             raise ValueError(f"Dimension {self._value} must be >= 0")
@@ -53,8 +54,7 @@ class Dimension:
     def __bool__(self):
         return bool(self._value)
 
-    def __hash__(self):
-        return hash(self._value)
+    __hash__ = None  # unhashable, as TF's Dimension
 
     def __eq__(self, other):
         other = _as_dim_or_none(other)
@@ -100,38 +100,56 @@ class Dimension:
         self.assert_is_compatible_with(other)
         return Dimension(self._value if self._value is not None else other.value)
 
-    def _arith(self, other, fn):
+    def _arith(self, other, fn, reflected=False):
         other = _as_dim_or_none(other)
         if other is NotImplemented:
             return NotImplemented
         if self._value is None or other.value is None:
             return Dimension(None)
-        return Dimension(fn(self._value, other.value))
+        a, b = (other.value, self._value) if reflected else (self._value, other.value)
+        return Dimension(fn(a, b))
 
     def __add__(self, other):
         return self._arith(other, lambda a, b: a + b)
 
-    __radd__ = __add__
+    def __radd__(self, other):
+        return self._arith(other, lambda a, b: a + b, reflected=True)
 
     def __sub__(self, other):
         return self._arith(other, lambda a, b: a - b)
 
     def __rsub__(self, other):
-        return as_dimension(other) - self
+        return self._arith(other, lambda a, b: a - b, reflected=True)
 
     def __mul__(self, other):
         return self._arith(other, lambda a, b: a * b)
 
-    __rmul__ = __mul__
+    def __rmul__(self, other):
+        return self._arith(other, lambda a, b: a * b, reflected=True)
 
     def __floordiv__(self, other):
         return self._arith(other, lambda a, b: a // b)
 
     def __rfloordiv__(self, other):
-        return as_dimension(other) // self
+        return self._arith(other, lambda a, b: a // b, reflected=True)
 
     def __mod__(self, other):
         return self._arith(other, lambda a, b: a % b)
+
+    def __rmod__(self, other):
+        return self._arith(other, lambda a, b: a % b, reflected=True)
+
+    def __truediv__(self, other):
+        raise TypeError(
+            f"unsupported operand type(s) for /: 'Dimension' and '{type(other).__name__}', "
+            "please use // instead"
+        )
+
+    def __rtruediv__(self, other):
+        raise TypeError(
+            f"unsupported operand type(s) for /: '{type(other).__name__}' and 'Dimension', "
+            "please use // instead"
+        )
 
     def __reduce__(self):
         return Dimension, (self._value,)
@@ -148,9 +166,19 @@ def as_dimension(value) -> Dimension:
     return value if isinstance(value, Dimension) else Dimension(value)
 
 
+@tf_export("dimension_value", "compat.dimension_value")
 def dimension_value(dimension):
     """The int (or None) held by ``dimension``, whether a Dimension or already an int."""
     return dimension.value if isinstance(dimension, Dimension) else dimension
+
+
+@tf_export("dimension_at_index", "compat.dimension_at_index")
+def dimension_at_index(shape, index) -> Dimension:
+    """``shape[index]`` as a Dimension; unknown when the rank of ``shape`` is unknown."""
+    shape = as_shape(shape)
+    if shape.rank is None:
+        return Dimension(None)
+    return shape[index]
 
 
 class TensorShape:
@@ -201,16 +229,19 @@ class TensorShape:
         return self._dims
 
     def __repr__(self):
+        # TF1 spelling: dims shown as Dimension objects.
         if self._dims is None:
             return "TensorShape(None)"
-        return f"TensorShape({list(self._dims)!r})"
+        return "TensorShape([%s])" % ", ".join(f"Dimension({d!r})" for d in self._dims)
 
     def __str__(self):
+        # TF1 spelling: unknown dims print as "?".
         if self._dims is None:
             return "<unknown>"
-        if len(self._dims) == 1:
-            return "(%s,)" % ("None" if self._dims[0] is None else self._dims[0])
-        return "(%s)" % ", ".join("None" if d is None else str(d) for d in self._dims)
+        dims = ["?" if d is None else str(d) for d in self._dims]
+        if len(dims) == 1:
+            return f"({dims[0]},)"
+        return "(" + ", ".join(dims) + ")"
 
     def __len__(self):
         if self._dims is None:
@@ -226,17 +257,27 @@ class TensorShape:
         return iter(Dimension(d) for d in self._dims)
 
     def __getitem__(self, key):
+        """TF1 indexing: a ``Dimension`` for an int key, a ``TensorShape`` for a slice."""
         if self._dims is None:
-            if isinstance(key, slice):
-                start, stop = key.start, key.stop
-                if key.step is None and start is not None and stop is not None:
-                    if start >= 0 and stop >= 0:
-                        return unknown_shape(rank=stop - start)
-                return unknown_shape()
-            return Dimension(None)
+            return self._unknown_rank_item(key)
         if isinstance(key, slice):
             return TensorShape(self._dims[key])
-        return Dimension(self._dims[key])
+        try:
+            return Dimension(self._dims[key])
+        except IndexError:
+            raise IndexError("list index out of range") from None
+
+    @staticmethod
+    def _unknown_rank_item(key):
+        if not isinstance(key, slice):
+            return Dimension(None)
+        if key.step is not None:
+            raise ValueError("Steps are not yet handled")
+        start = 0 if key.start is None else key.start
+        # A slice of unknown rank has a known length only for non-negative bounds.
+        if key.stop is None or start < 0 or key.stop < 0:
+            return unknown_shape()
+        return unknown_shape(rank=key.stop - start)
 
     def num_elements(self):
         if not self.is_fully_defined():
@@ -282,6 +323,22 @@ class TensorShape:
         if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):
             return unknown_shape()
         return TensorShape([a if a == b else None for a, b in zip(self._dims, other._dims)])
+
+    def is_subtype_of(self, other) -> bool:
+        """True when every shape matching ``self`` also matches ``other``."""
+        other = as_shape(other)
+        if other._dims is None:
+            return True
+        if self._dims is None or len(self._dims) != len(other._dims):
+            return False
+        return all(b is None or a == b for a, b in zip(self._dims, other._dims))
+
+    def most_specific_common_supertype(self, others):
+        """The most specific shape that ``self`` and all of ``others`` are subtypes of."""
+        result = self
+        for other in others:
+            result = result.most_specific_compatible_shape(other)
+        return result
 
     def concatenate(self, other) -> TensorShape:
         other = as_shape(other)
