@@ -232,7 +232,8 @@ class TensorShape:
         # TF1 spelling: dims shown as Dimension objects.
         if self._dims is None:
             return "TensorShape(None)"
-        return "TensorShape([%s])" % ", ".join(f"Dimension({d!r})" for d in self._dims)
+        dims = ", ".join(f"Dimension({d!r})" for d in self._dims)
+        return f"TensorShape([{dims}])"
 
     def __str__(self):
         # TF1 spelling: unknown dims print as "?".
