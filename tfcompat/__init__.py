@@ -58,12 +58,12 @@ from tfcompat.framework.scopes import (  # noqa: F401
     get_collection_ref,
     name_scope,
     newaxis,
-    no_gradient,
     op_scope,
 )
 from tfcompat.framework.tensor import Operation, Tensor  # noqa: F401
 from tfcompat.framework.tensor_shape import Dimension, TensorShape  # noqa: F401
 from tfcompat.ops import array_ops, control_flow_ops, math_ops, nn_ops, state_ops  # noqa: F401
+from tfcompat.ops import segment_ops  # noqa: F401 - nn family modules
 from tfcompat.client.session import (  # noqa: F401
     InteractiveSession,
     Session,
@@ -71,6 +71,12 @@ from tfcompat.client.session import (  # noqa: F401
 )
 from tfcompat.client.config import ConfigProto, GPUOptions, RunMetadata, RunOptions  # noqa: F401
 from tfcompat.variables import Variable  # noqa: F401
+from tfcompat.framework import indexed_slices as _indexed_slices  # noqa: F401
+from tfcompat.framework.gradient_registry import (  # noqa: F401
+    NotDifferentiable,
+    RegisterGradient,
+)
+from tfcompat import gradients as _gradients  # noqa: F401 - tf.gradients
 from tfcompat import variables as _variables  # noqa: F401
 from tfcompat.compat_mode import (  # noqa: F401
     disable_eager_execution,
@@ -91,5 +97,7 @@ AUTO_REUSE = "AUTO_REUSE"
 _tf_export.export_constant(write_graph, "io.write_graph", "train.write_graph")
 _tf_export.export_constant(import_graph_def, "graph_util.import_graph_def")
 _tf_export.export_constant(errors, "errors")
+_tf_export.export_constant(NotDifferentiable, "no_gradient", "NotDifferentiable")
+_tf_export.export_constant(RegisterGradient, "RegisterGradient")
 _tf_export.export_constant(constant, "constant")
 _tf_export.populate(__name__)

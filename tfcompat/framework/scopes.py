@@ -71,10 +71,3 @@ def add_to_collection(name, value):
 
 def add_to_collections(names, value):
     graph_lib.get_default_graph().add_to_collections(names, value)
-
-
-def no_gradient(op_type):
-    """Marks ``op_type`` as not differentiable (the gradient registry lands later)."""
-    from tfcompat.framework import gradient_registry
-
-    gradient_registry.no_gradient(op_type)
