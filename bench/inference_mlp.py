@@ -63,7 +63,9 @@ def jax_mlp(batches, warmup, steps):
     start = time.perf_counter()
     np.asarray(forward(params, batches[0]))
     first = time.perf_counter() - start
-    rate = timed_loop(lambda i: np.asarray(forward(params, batches[i % len(batches)])), warmup, steps)
+    rate = timed_loop(
+        lambda i: np.asarray(forward(params, batches[i % len(batches)])), warmup, steps
+    )
     return first, rate
 
 
@@ -101,7 +103,10 @@ def main():
     print("\n== Session.run overhead on a tiny cached graph (x + v, 4 floats)")
     for name, us in overhead.items():
         print(f"  {name:22s} {us:8.1f} us/run")
-    print(f"  tfcompat / TensorFlow overhead: {overhead['tfcompat'] / overhead['TensorFlow 2.21']:.2f}")
+    print(
+        "  tfcompat / TensorFlow overhead: "
+        f"{overhead['tfcompat'] / overhead['TensorFlow 2.21']:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowering import interpreter, plan as plan_lib
+from lowering import interpreter
+from lowering import plan as plan_lib
 from lowering.registry import LOWERINGS, REFERENCE
 
 # Op types whose rules draw randomness; the run counter is only used when one is present.
@@ -88,8 +89,7 @@ class Executable:
             for segment in plan.device_segments:
                 self.device_functions[id(segment)] = DeviceFunction(segment)
         self._var_refs = {
-            op.outputs[0]: interpreter.VarRef(plan_lib.var_name(op), op)
-            for op in plan.variable_ops
+            op.outputs[0]: interpreter.VarRef(plan_lib.var_name(op), op) for op in plan.variable_ops
         }
         self.run_count = 0
         for observer in EXECUTABLE_OBSERVERS:

@@ -18,7 +18,8 @@ import dataclasses
 
 import numpy as np
 
-from lowering import compile as compile_lib, plan as plan_lib
+from lowering import compile as compile_lib
+from lowering import plan as plan_lib
 from tfcompat.framework.tensor import Tensor
 
 
@@ -44,7 +45,8 @@ class GradientCheckReport:
     def assert_close(self, atol=1e-5, rtol=1e-4):
         """Raises AssertionError naming each x whose gradients disagree beyond tolerance."""
         bad = [
-            r for r in self.rows
+            r
+            for r in self.rows
             if not np.allclose(r.registered, r.autodiff, atol=atol, rtol=rtol, equal_nan=True)
         ]
         if bad:

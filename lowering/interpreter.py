@@ -104,8 +104,9 @@ def run_ops(ops, env: dict, rules: dict, ctx: Context):
         elif outputs:
             if len(result) != len(outputs):
                 raise errors.InternalError(
-                    None, op, f"rule for {op.type} returned {len(result)} values, expected "
-                    f"{len(outputs)}"
+                    None,
+                    op,
+                    f"rule for {op.type} returned {len(result)} values, expected {len(outputs)}",
                 )
             for tensor, value in zip(outputs, result):
                 env[tensor] = value

@@ -174,9 +174,7 @@ def build_plan(fetches, targets, feeds, random_op_types=frozenset()) -> Plan:
             used = set(var_ops)
         bucket[:0] = [v for v in var_ops if v in used]
     segments = [
-        Segment("host" if i % 2 == 0 else "device", ops)
-        for i, ops in enumerate(buckets)
-        if ops
+        Segment("host" if i % 2 == 0 else "device", ops) for i, ops in enumerate(buckets) if ops
     ]
     _wire(segments, fetches, feeds_set, random_op_types)
     return Plan(tuple(fetches), tuple(targets), tuple(feeds), segments, tuple(var_ops))
@@ -195,10 +193,7 @@ def _wire(segments, fetches, feeds_set, random_op_types):
                     inputs.append(t)
         segment.inputs = tuple(inputs)
         segment.outputs = tuple(
-            t
-            for op in segment.ops
-            for t in op.outputs
-            if t in needed_later and t not in feeds_set
+            t for op in segment.ops for t in op.outputs if t in needed_later and t not in feeds_set
         )
         needed_later.update(inputs)
         segment.variables = tuple(

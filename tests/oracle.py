@@ -106,8 +106,12 @@ def assert_parity(program, rtol=1e-6, atol=1e-6, backends=("xla", "reference")):
     ours = None
     for backend in backends:
         ours = run(tfcompat, program, backend=backend)
-        assert ours.dtypes == theirs.dtypes, f"[{backend}] dtypes {ours.dtypes} vs TF {theirs.dtypes}"
-        assert ours.shapes == theirs.shapes, f"[{backend}] static shapes {ours.shapes} vs TF {theirs.shapes}"
+        assert ours.dtypes == theirs.dtypes, (
+            f"[{backend}] dtypes {ours.dtypes} vs TF {theirs.dtypes}"
+        )
+        assert ours.shapes == theirs.shapes, (
+            f"[{backend}] static shapes {ours.shapes} vs TF {theirs.shapes}"
+        )
         assert_values_close(ours.values, theirs.values, rtol, atol, f"[{backend}]")
     return theirs, ours
 

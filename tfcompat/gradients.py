@@ -13,7 +13,8 @@ from __future__ import annotations
 import collections
 import enum
 
-from tfcompat.framework import dtypes, graph as graph_lib, gradient_registry
+from tfcompat.framework import dtypes, gradient_registry
+from tfcompat.framework import graph as graph_lib
 from tfcompat.framework.indexed_slices import (
     IndexedSlices,
     convert_n_to_tensor_or_indexed_slices,
@@ -22,8 +23,16 @@ from tfcompat.framework.tensor import Tensor
 from tfcompat.util.tf_export import tf_export
 
 _TRAINABLE = frozenset(
-    [dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64, dtypes.complex64,
-     dtypes.complex128, dtypes.resource, dtypes.variant]
+    [
+        dtypes.float16,
+        dtypes.bfloat16,
+        dtypes.float32,
+        dtypes.float64,
+        dtypes.complex64,
+        dtypes.complex128,
+        dtypes.resource,
+        dtypes.variant,
+    ]
 )
 
 

@@ -7,7 +7,8 @@ A Variable is four ops, named as TensorFlow names them: ``name`` (``VariableV2``
 
 from __future__ import annotations
 
-from tfcompat.framework import dtypes, graph as graph_lib, tensor_shape
+from tfcompat.framework import dtypes, tensor_shape
+from tfcompat.framework import graph as graph_lib
 from tfcompat.framework.graph import GraphKeys
 from tfcompat.framework.op_helper import convert_to_tensor, register_tensor_conversion_function
 from tfcompat.framework.tensor import Tensor
@@ -146,7 +147,9 @@ class Variable:
         return self._initial_value
 
     def __repr__(self):
-        return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.base_dtype.name}_ref>"
+        return (
+            f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.base_dtype.name}_ref>"
+        )
 
     # -- values -----------------------------------------------------------------------------
     def value(self) -> Tensor:
@@ -175,7 +178,10 @@ class Variable:
 
         session = session or session_lib.get_default_session()
         if session is None:
-            raise ValueError("Either session argument should be provided or default session should be established")
+            raise ValueError(
+                "Either session argument should be provided or default session should be "
+                "established"
+            )
         session.run(self._initializer_op, {self._initializer_op.inputs[1]: value})
 
     def initialized_value(self) -> Tensor:
@@ -244,13 +250,41 @@ class Variable:
 def _install_variable_operators():
     """Every Tensor operator applies to a Variable's snapshot, as TF1's RefVariable does."""
     names = [
-        "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
-        "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__",
-        "__rpow__", "__matmul__", "__rmatmul__", "__neg__", "__abs__", "__lt__", "__le__",
-        "__gt__", "__ge__", "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__",
-        "__invert__", "__getitem__", "__div__", "__rdiv__",
+        "__add__",
+        "__radd__",
+        "__sub__",
+        "__rsub__",
+        "__mul__",
+        "__rmul__",
+        "__truediv__",
+        "__rtruediv__",
+        "__floordiv__",
+        "__rfloordiv__",
+        "__mod__",
+        "__rmod__",
+        "__pow__",
+        "__rpow__",
+        "__matmul__",
+        "__rmatmul__",
+        "__neg__",
+        "__abs__",
+        "__lt__",
+        "__le__",
+        "__gt__",
+        "__ge__",
+        "__and__",
+        "__rand__",
+        "__or__",
+        "__ror__",
+        "__xor__",
+        "__rxor__",
+        "__invert__",
+        "__getitem__",
+        "__div__",
+        "__rdiv__",
     ]
     for name in names:
+
         def method(self, *args, _name=name):
             return getattr(Tensor, _name)(self._snapshot, *args)
 
@@ -299,9 +333,7 @@ def model_variables(scope=None):
 
 @tf_export("moving_average_variables")
 def moving_average_variables(scope=None):
-    return graph_lib.get_default_graph().get_collection(
-        GraphKeys.MOVING_AVERAGE_VARIABLES, scope
-    )
+    return graph_lib.get_default_graph().get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
 
 
 @tf_export("variables_initializer", "initializers.variables")
@@ -312,12 +344,16 @@ def variables_initializer(var_list, name="init"):
     return control_flow_ops.no_op(name=name)
 
 
-@tf_export("global_variables_initializer", "initializers.global_variables", "initialize_all_variables")
+@tf_export(
+    "global_variables_initializer", "initializers.global_variables", "initialize_all_variables"
+)
 def global_variables_initializer():
     return variables_initializer(global_variables())
 
 
-@tf_export("local_variables_initializer", "initializers.local_variables", "initialize_local_variables")
+@tf_export(
+    "local_variables_initializer", "initializers.local_variables", "initialize_local_variables"
+)
 def local_variables_initializer():
     return variables_initializer(local_variables(), name="init")
 

@@ -40,7 +40,9 @@ def test_fetch_structures(backend):
     feed = {x: np.ones((2, 3), np.float32)}
     with tf.Session(backend=backend) as sess:
         sess.run(w.initializer)
-        out = sess.run({"y": y, "nested": [x, (w, "y:0")], "op": w.initializer, "p": Pair(y, x)}, feed)
+        out = sess.run(
+            {"y": y, "nested": [x, (w, "y:0")], "op": w.initializer, "p": Pair(y, x)}, feed
+        )
     expected_y = np.ones((2, 3), np.float32) @ np.arange(6, dtype=np.float32).reshape(3, 2)
     np.testing.assert_array_equal(out["y"], expected_y)
     assert isinstance(out["nested"], list) and isinstance(out["nested"][1], tuple)
@@ -61,7 +63,9 @@ def test_fetch_by_operation_name_returns_none_and_runs_it():
 
 def test_fetch_scalar_types_match_tf():
     def program(m, sess):
-        return sess.run([m.constant(1.5), m.constant([1, 2]), m.constant(b"abc"), m.constant(["a"])])
+        return sess.run(
+            [m.constant(1.5), m.constant([1, 2]), m.constant(b"abc"), m.constant(["a"])]
+        )
 
     theirs, ours = _run_both(program)
     for a, b in zip(ours, theirs):
@@ -121,8 +125,16 @@ def test_feed_value_conversion_matches_tf():
 
 @pytest.mark.parametrize(
     "case",
-    ["wrong_shape", "missing_feed", "int_overflow", "tensor_value", "unknown_key", "bad_fetch",
-     "none_fetch", "unknown_fetch"],
+    [
+        "wrong_shape",
+        "missing_feed",
+        "int_overflow",
+        "tensor_value",
+        "unknown_key",
+        "bad_fetch",
+        "none_fetch",
+        "unknown_fetch",
+    ],
 )
 def test_errors_match_tf(case):
     def program(m, sess):

@@ -24,8 +24,11 @@ class _Options:
 
 
 class GPUOptions(_Options):
-    _defaults = {"allow_growth": False, "per_process_gpu_memory_fraction": 0.0,
-                 "visible_device_list": ""}
+    _defaults = {
+        "allow_growth": False,
+        "per_process_gpu_memory_fraction": 0.0,
+        "visible_device_list": "",
+    }
 
 
 class GraphOptions(_Options):

@@ -14,9 +14,10 @@ import os
 
 import numpy as np
 
-from tfcompat.framework import dtypes, errors, graph as graph_lib
-from tfcompat.framework.tensor import Operation, Tensor
 from lowering.interpreter import VarRef as _VarRef
+from tfcompat.framework import dtypes, errors
+from tfcompat.framework import graph as graph_lib
+from tfcompat.framework.tensor import Operation, Tensor
 
 BACKENDS = ("xla", "reference")
 
@@ -49,7 +50,7 @@ class _Fetches:
             element = self.graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True)
         except TypeError as e:
             raise TypeError(
-                f"Argument `fetch` = {fetch} has invalid type \"{type(fetch).__name__}\" must "
+                f'Argument `fetch` = {fetch} has invalid type "{type(fetch).__name__}" must '
                 f"be a string or Tensor. ({e})"
             ) from None
         except (ValueError, KeyError) as e:
@@ -99,7 +100,7 @@ class _Fetches:
             index = self._element(fetch)
             return lambda values: values[index]
         raise TypeError(
-            f"Argument `fetch` = {fetch} has invalid type \"{type(fetch).__name__}\" must be a "
+            f'Argument `fetch` = {fetch} has invalid type "{type(fetch).__name__}" must be a '
             f"string or Tensor. (Can not convert a {type(fetch).__name__} into a Tensor or "
             "Operation.)"
         )
@@ -122,8 +123,10 @@ def _shape_accepts(dims, shape) -> bool:
 
 def _shape_str(shape):
     """TF1's spelling of a shape in messages: ``(?, 3)``."""
-    return "(" + ", ".join("?" if d is None else str(d) for d in shape) + (
-        ",)" if len(shape) == 1 else ")"
+    return (
+        "("
+        + ", ".join("?" if d is None else str(d) for d in shape)
+        + (",)" if len(shape) == 1 else ")")
     )
 
 
@@ -211,9 +214,7 @@ class BaseSession:
         self._run_counter += 1
         env = executable.run(self._state, feeds, self._run_counter)
         # A fetched feed comes back as the fed array itself (0-d stays an ndarray), as in TF.
-        values = [
-            feeds[e] if e in feeds else self._fetch_value(e, env) for e in fetch_map.elements
-        ]
+        values = [feeds[e] if e in feeds else self._fetch_value(e, env) for e in fetch_map.elements]
         if run_metadata is not None and hasattr(run_metadata, "executable"):
             run_metadata.executable = executable
         return fetch_map.build(values)
@@ -253,7 +254,8 @@ class BaseSession:
         key = (tensors, targets, feed_tensors, self._graph._mutation_count)
         executable = self._executables.get(key)
         if executable is None:
-            from lowering import compile as compile_lib, plan as plan_lib
+            from lowering import compile as compile_lib
+            from lowering import plan as plan_lib
 
             plan = plan_lib.build_plan(
                 tensors, targets, feed_tensors, frozenset(compile_lib.RANDOM_OP_TYPES)
@@ -376,8 +378,8 @@ class _DefaultSessionContext:
     def __exit__(self, *exc):
         if self._session in _default_session_stack:
             # Remove the innermost occurrence.
-            idx = len(_default_session_stack) - 1 - _default_session_stack[::-1].index(
-                self._session
+            idx = (
+                len(_default_session_stack) - 1 - _default_session_stack[::-1].index(self._session)
             )
             del _default_session_stack[idx]
         return False
@@ -398,8 +400,9 @@ def _run_with_default(element, feed_dict, session, verb, method):
                 f"`{method}(session=sess)`"
             )
     if session.graph is not element.graph:
+        kind = "tensor" if isinstance(element, Tensor) else "operation"
         raise ValueError(
-            f"Cannot use the given session to {verb}: the {'tensor' if isinstance(element, Tensor) else 'operation'}'s "
+            f"Cannot use the given session to {verb}: the {kind}'s "
             "graph is different from the session's graph. Pass an explicit session to "
             f"`{method}(session=sess)`."
         )

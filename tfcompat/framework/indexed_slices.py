@@ -136,11 +136,15 @@ def convert_n_to_tensor_or_indexed_slices(values, dtype=None, name=None, as_ref=
 
 
 def _fetch(value):
-    parts = [value.values, value.indices] + ([value.dense_shape] if value.dense_shape is not None else [])
+    parts = [value.values, value.indices] + (
+        [value.dense_shape] if value.dense_shape is not None else []
+    )
 
     def rebuild(fetched):
-        return IndexedSlicesValue(*fetched) if len(fetched) == 3 else IndexedSlicesValue(
-            fetched[0], fetched[1], None
+        return (
+            IndexedSlicesValue(*fetched)
+            if len(fetched) == 3
+            else IndexedSlicesValue(fetched[0], fetched[1], None)
         )
 
     return parts, rebuild

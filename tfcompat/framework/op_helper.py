@@ -8,8 +8,9 @@ function. Errors are TF's TypeError / ValueError and name the op.
 
 from __future__ import annotations
 
-from tfcompat.framework import dtypes, graph as graph_lib, op_def as op_def_lib
-from tfcompat.framework import tensor_shape
+from tfcompat.framework import dtypes, tensor_shape
+from tfcompat.framework import graph as graph_lib
+from tfcompat.framework import op_def as op_def_lib
 from tfcompat.framework.tensor import Operation, Tensor
 
 # base type -> [(priority, fn(value, dtype, name, as_ref) -> Tensor)]
@@ -25,6 +26,8 @@ def register_tensor_conversion_function(base_type, conversion_func, priority=100
 def is_tensor_like(value) -> bool:
     if isinstance(value, Tensor):
         return True
+    if isinstance(value, (list, tuple)):
+        return False  # lists may convert (auto-packing) but are not tensors themselves
     return any(isinstance(value, base) for _, base, _ in _CONVERSION_FUNCTIONS)
 
 
@@ -89,9 +92,7 @@ def create_op_from_node(graph, name, op_type, inputs, attrs) -> Operation:
     canonical = {}
     for key, value in attrs.items():
         attr_def = op_def.attrs.get(key)
-        canonical[key] = (
-            op_def_lib.canonicalize_attr(attr_def.type, value) if attr_def else value
-        )
+        canonical[key] = op_def_lib.canonicalize_attr(attr_def.type, value) if attr_def else value
     for attr in op_def.attrs.values():
         if attr.name not in canonical:
             if not attr.has_default:
@@ -130,8 +131,7 @@ def _bind_inputs(op_def, keywords):
         if arg.number_attr or arg.type_list_attr:
             if not isinstance(value, (list, tuple)):
                 raise TypeError(
-                    f"Expected list for '{arg.name}' argument to '{op_def.name}' Op, not "
-                    f"{value!r}."
+                    f"Expected list for '{arg.name}' argument to '{op_def.name}' Op, not {value!r}."
                 )
             tensors = [_convert_input(op_def, arg, v, attrs, i) for i, v in enumerate(value)]
             if arg.number_attr:

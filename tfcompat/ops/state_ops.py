@@ -114,11 +114,15 @@ def assign_sub(ref, value, use_locking=None, name=None):
 def _scatter(op_type):
     def scatter(ref, indices, updates, use_locking=None, name=None):
         return apply_op(
-            op_type, name=name, ref=_ref(ref), indices=indices, updates=updates,
+            op_type,
+            name=name,
+            ref=_ref(ref),
+            indices=indices,
+            updates=updates,
             use_locking=use_locking,
         ).outputs[0]
 
-    scatter.__name__ = "scatter_" + op_type[len("Scatter"):].lower()
+    scatter.__name__ = "scatter_" + op_type[len("Scatter") :].lower()
     scatter.__doc__ = f"Applies ``{op_type}`` to rows ``indices`` of variable ``ref``."
     return scatter
 
@@ -138,6 +142,13 @@ def is_variable_initialized(ref, name=None):
     return apply_op("IsVariableInitialized", name=name, ref=_ref(ref)).outputs[0]
 
 
-for _fn in (scatter_update, scatter_add, scatter_sub, scatter_mul, scatter_div, scatter_min,
-            scatter_max):
+for _fn in (
+    scatter_update,
+    scatter_add,
+    scatter_sub,
+    scatter_mul,
+    scatter_div,
+    scatter_min,
+    scatter_max,
+):
     tf_export(_fn.__name__)(_fn)
