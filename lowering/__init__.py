@@ -5,6 +5,7 @@ Importing this package fills the rule tables (``registry.LOWERINGS`` for JAX and
 """
 
 import importlib
+import os
 
 import jax
 
@@ -12,7 +13,16 @@ import jax
 # 32 bits. Rules therefore pass explicit dtypes wherever jnp would pick a default.
 jax.config.update("jax_enable_x64", True)
 
-FAMILIES = ("array", "math", "nn", "state", "control_flow")
+# XLA executables persist across processes, so a second run of the same program starts fast.
+# TFCOMPAT_CACHE_DIR="" turns the cache off.
+_cache_dir = os.environ.get(
+    "TFCOMPAT_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "tfcompat", "xla")
+)
+if _cache_dir:
+    jax.config.update("jax_compilation_cache_dir", _cache_dir)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.1)
+
+FAMILIES = ("array", "slicing", "gather", "math", "nn", "segment", "state", "control_flow")
 
 for _family in FAMILIES:
     importlib.import_module(f"lowering.{_family}")
