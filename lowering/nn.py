@@ -1,3 +1,151 @@
-"""JAX lowerings of nn ops."""
+"""JAX lowerings of nn ops: activations, bias add, softmax, cross entropy, top-k.
+
+Data-dependent checks that TF's CPU kernels make at run time (a label outside
+``[0, num_classes)``) cannot raise inside a jitted function; there these lowerings give
+what TF's GPU kernels give (NaN rows), and the numpy reference kernels raise TF's error.
+"""
 
 from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from lowering.array import is_static
+from lowering.registry import LOWERINGS, elementwise, lowering
+from tfcompat.framework import errors
+from tfcompat.framework.constant_value import constant_value
+
+# SELU's constants, as in TF's kernel (from Klambauer et al., 2017).
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def static_int(op, index, value, what):
+    """Input ``index`` as a Python int at trace time: from the graph when it is a constant
+    there, or from ``value`` when that is a numpy value (constants and static-shape
+    arithmetic stay numpy while tracing, see ``lowering.array``).
+    Output shapes of XLA programs are static, so a value computed at run time is refused."""
+    known = constant_value(op.inputs[index])
+    if known is None and is_static(value):
+        known = value
+    if known is None:
+        raise errors.UnimplementedError(
+            None,
+            op,
+            f"{op.type} needs its input '{what}' to be known when the graph is compiled "
+            f"(a constant, or computed from static shapes), but node {op.name} computes it "
+            "at run time",
+        )
+    return int(np.asarray(known).reshape(()))
+
+
+def _softplus(x):
+    # TF's thresholds: beyond them log1p(exp(x)) equals x (or exp(x)) in x's precision.
+    threshold = np.log(np.finfo(x.dtype).eps) + 2.0
+    return jnp.where(x > -threshold, x, jnp.where(x < threshold, jnp.exp(x), jnp.log1p(jnp.exp(x))))
+
+
+elementwise(
+    LOWERINGS,
+    {
+        "Relu": lambda x: jnp.maximum(x, jnp.zeros((), x.dtype)),
+        "Relu6": lambda x: jnp.minimum(
+            jnp.maximum(x, jnp.zeros((), x.dtype)), jnp.full((), 6, x.dtype)
+        ),
+        "Elu": lambda x: jnp.where(x < 0, jnp.expm1(x), x),
+        "Selu": lambda x: (SELU_SCALE * jnp.where(x < 0, SELU_ALPHA * jnp.expm1(x), x)).astype(
+            x.dtype
+        ),
+        "Softplus": _softplus,
+        "Softsign": lambda x: x / (1 + jnp.abs(x)),
+        "L2Loss": lambda t: (jnp.sum(t * t) / 2).astype(t.dtype),
+    },
+)
+
+
+@lowering("LeakyRelu")
+def _leaky_relu(ctx, op, x):
+    alpha = jnp.asarray(op.attrs["alpha"], x.dtype)
+    return jnp.where(x > 0, x, x * alpha)
+
+
+@lowering("BiasAdd", "BiasAddV1")
+def _bias_add(ctx, op, value, bias):
+    if op.attrs.get("data_format", b"NHWC") == b"NCHW":
+        bias = bias.reshape((bias.shape[0],) + (1,) * (value.ndim - 2))
+    return value + bias
+
+
+# ---------------------------------------------------------------------------------------------
+# Softmax family: shift by the row maximum so exp never overflows
+# ---------------------------------------------------------------------------------------------
+def _shifted(logits):
+    if logits.size == 0:
+        return logits  # no rows, or empty rows: there is no maximum to shift by
+    return logits - lax.stop_gradient(jnp.max(logits, axis=-1, keepdims=True))
+
+
+@lowering("Softmax")
+def _softmax(ctx, op, logits):
+    e = jnp.exp(_shifted(logits))
+    return e / jnp.sum(e, axis=-1, keepdims=True)
+
+
+@lowering("LogSoftmax")
+def _log_softmax(ctx, op, logits):
+    shifted = _shifted(logits)
+    return shifted - jnp.log(jnp.sum(jnp.exp(shifted), axis=-1, keepdims=True))
+
+
+def _softmax_parts(logits):
+    """(log-softmax, softmax) of rank-2 ``logits`` along the last axis."""
+    shifted = _shifted(logits)
+    e = jnp.exp(shifted)
+    total = jnp.sum(e, axis=-1, keepdims=True)
+    return shifted - jnp.log(total), e / total
+
+
+@lowering("SoftmaxCrossEntropyWithLogits")
+def _xent(ctx, op, features, labels):
+    features, labels = jnp.broadcast_arrays(features, labels)
+    log_probs, probs = _softmax_parts(features)
+    loss = -jnp.sum(labels * log_probs, axis=-1)
+    return loss, probs - labels
+
+
+@lowering("SparseSoftmaxCrossEntropyWithLogits")
+def _sparse_xent(ctx, op, features, labels):
+    num_classes = features.shape[-1]
+    log_probs, probs = _softmax_parts(features)
+    valid = (labels >= 0) & (labels < num_classes)
+    safe = jnp.where(valid, labels, 0).astype(jnp.int32)
+    picked = jnp.take_along_axis(log_probs, safe[:, None], axis=-1)[:, 0]
+    nan = jnp.asarray(jnp.nan, features.dtype)
+    loss = jnp.where(valid, -picked, nan)
+    one_hot = jax.nn.one_hot(safe, num_classes, dtype=features.dtype)
+    backprop = jnp.where(valid[:, None], probs - one_hot, nan)
+    return loss, backprop
+
+
+# ---------------------------------------------------------------------------------------------
+# TopKV2
+# ---------------------------------------------------------------------------------------------
+@lowering("TopKV2")
+def _top_k(ctx, op, x, k):
+    k = static_int(op, 1, k, "k")
+    if k < 0:
+        raise errors.InvalidArgumentError(None, op, f"Need k >= 0, got {k}")
+    if x.shape[-1] < k:
+        raise errors.InvalidArgumentError(
+            None, op, f"input must have at least k columns. Had {x.shape[-1]}, needed {k}"
+        )
+    keys = x
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        # TF compares -0.0 and 0.0 as equal (ties keep index order); XLA's sort orders
+        # -0.0 below 0.0. The keys map both to 0.0; values come from ``x``.
+        keys = jnp.where(x == 0, jnp.zeros((), x.dtype), x)
+    _, indices = lax.top_k(keys, k)
+    values = jnp.take_along_axis(x, indices, axis=-1)
+    return values, indices.astype(op.attrs["index_type"].as_numpy_dtype)
