@@ -139,7 +139,9 @@ def broadcast_to_shape(array: np.ndarray, shape, verify_shape=False) -> np.ndarr
     if verify_shape:
         raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {array.shape}.")
     if array.size == 1:
-        return np.full(shape, array.reshape(()), dtype=array.dtype)
+        # A read-only view with zero strides: it still says "one value filling a shape",
+        # which make_tensor_proto writes once, as TF does.
+        return np.broadcast_to(array.reshape(()), shape)
     if array.size == int(np.prod(shape, dtype=np.int64)):
         return array.reshape(shape)
     raise TypeError(
@@ -178,6 +180,10 @@ _VALUE_FIELD = {
 }
 
 
+# Types TF never stores as tensor_content (its _TENSOR_CONTENT_TYPES leaves them out).
+_VALUE_FIELD_ONLY = (dtypes.bool, dtypes.complex64, dtypes.complex128)
+
+
 def make_tensor_proto(values, dtype=None, shape=None):
     """A ``TensorProto`` holding ``values``: numeric data as little-endian
     ``tensor_content`` (as TF writes it), strings in ``string_val``."""
@@ -192,11 +198,17 @@ def make_tensor_proto(values, dtype=None, shape=None):
         tf_dtype = dtypes.as_dtype(dtype).base_dtype
     proto = tensor_pb2.TensorProto(dtype=tf_dtype.as_datatype_enum)
     proto.tensor_shape.CopyFrom(tensor_shape.TensorShape(full_shape).as_proto())
+    if array.size > 1 and not any(array.strides):  # one value filling a shape
+        array = np.asarray(array[(0,) * array.ndim])
     if tf_dtype == dtypes.string:
         proto.string_val.extend(array.reshape(-1).tolist())
     elif array.size == 1:
         # A single value, possibly filling a larger shape: TF stores it once.
         _set_scalar(proto, tf_dtype, array)
+    elif tf_dtype in _VALUE_FIELD_ONLY:
+        # TF writes these types element by element into their *_val field, never as bytes.
+        for value in array.reshape(-1):
+            _set_scalar(proto, tf_dtype, np.asarray(value))
     else:
         proto.tensor_content = (
             np.asarray(array, order="C").astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
