@@ -1,16 +1,366 @@
-"""JAX lowerings of math ops."""
+"""JAX lowerings of math ops: elementwise tables, casts, selection, matrix products,
+reductions, scans and ranges.
+
+Where TF's CPU kernels define a result XLA would otherwise leave open (integer rounding of
+``Mean``, ``ArgMax`` with NaNs, reductions over empty axes), the rule spells TF's choice out.
+"""
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from lowering.registry import LOWERINGS, elementwise, lowering
+from tfcompat.framework import constant_value as constant_value_lib
+from tfcompat.framework import errors
 
-elementwise(LOWERINGS, {"AddV2": jnp.add})
+
+def _is_int(x):
+    return jnp.issubdtype(x.dtype, jnp.integer)
 
 
+def _lax_binary(fn):
+    """``fn`` (a lax op, which does not broadcast) with numpy broadcasting."""
+    return lambda x, y: fn(*jnp.broadcast_arrays(x, y))
+
+
+_int_div = _lax_binary(lax.div)  # truncates toward zero, as C and TF's integer division
+
+
+def _floor_div(x, y):
+    return jnp.floor_divide(x, y) if _is_int(x) else jnp.floor(x / y)
+
+
+def _truncate_div(x, y):
+    return _int_div(x, y) if _is_int(x) else jnp.trunc(x / y)
+
+
+def _reciprocal(x):
+    return lax.div(jnp.ones_like(x), x) if _is_int(x) else 1 / x
+
+
+def _div_no_nan(x, y):
+    zero = y == 0
+    return jnp.where(zero, jnp.zeros_like(x * y), x / jnp.where(zero, jnp.ones_like(y), y))
+
+
+def _xdivy(x, y):
+    return jnp.where(x == 0, jnp.zeros_like(x * y), x / y)
+
+
+def _xlogy(x, y):
+    return jnp.where(x == 0, jnp.zeros_like(x * y), x * jnp.log(y))
+
+
+def _sign(x):
+    # jnp.sign keeps NaN, as TF does.
+    return jnp.sign(x)
+
+
+elementwise(
+    LOWERINGS,
+    {
+        "Add": jnp.add,
+        "AddV2": jnp.add,
+        "Sub": jnp.subtract,
+        "Mul": jnp.multiply,
+        "RealDiv": lambda x, y: _int_div(x, y) if _is_int(x) else x / y,
+        "Div": lambda x, y: _int_div(x, y) if _is_int(x) else x / y,
+        "DivNoNan": _div_no_nan,
+        "FloorDiv": _floor_div,
+        "FloorMod": jnp.mod,
+        "TruncateDiv": _truncate_div,
+        "TruncateMod": _lax_binary(lax.rem),
+        "Pow": jnp.power,
+        "Maximum": jnp.maximum,
+        "Minimum": jnp.minimum,
+        "SquaredDifference": lambda x, y: jnp.square(x - y),
+        "Atan2": jnp.arctan2,
+        "Xdivy": _xdivy,
+        "Xlogy": _xlogy,
+        "Less": jnp.less,
+        "LessEqual": jnp.less_equal,
+        "Greater": jnp.greater,
+        "GreaterEqual": jnp.greater_equal,
+        "LogicalAnd": jnp.logical_and,
+        "LogicalOr": jnp.logical_or,
+        "LogicalNot": jnp.logical_not,
+        "Neg": jnp.negative,
+        "Abs": jnp.abs,
+        "Sign": _sign,
+        "Square": jnp.square,
+        "Reciprocal": _reciprocal,
+        "Round": jnp.round,  # half to even, as TF
+        "Rint": jnp.rint,
+        "Exp": jnp.exp,
+        "Expm1": jnp.expm1,
+        "Log": jnp.log,
+        "Log1p": jnp.log1p,
+        "Sqrt": jnp.sqrt,
+        "Rsqrt": lax.rsqrt,
+        "Sin": jnp.sin,
+        "Cos": jnp.cos,
+        "Tan": jnp.tan,
+        "Asin": jnp.arcsin,
+        "Acos": jnp.arccos,
+        "Atan": jnp.arctan,
+        "Sinh": jnp.sinh,
+        "Cosh": jnp.cosh,
+        "Tanh": jnp.tanh,
+        "Asinh": jnp.arcsinh,
+        "Acosh": jnp.arccosh,
+        "Atanh": jnp.arctanh,
+        "Sigmoid": jax.nn.sigmoid,
+        "Erf": jax.scipy.special.erf,
+        "Erfc": jax.scipy.special.erfc,
+        "Lgamma": lax.lgamma,
+        "Digamma": lax.digamma,
+        "Floor": jnp.floor,
+        "Ceil": jnp.ceil,
+        "IsFinite": jnp.isfinite,
+        "IsNan": jnp.isnan,
+        "IsInf": jnp.isinf,
+        "ClipByValue": lambda t, lo, hi: jnp.minimum(jnp.maximum(t, lo), hi),
+        "SelectV2": jnp.where,
+    },
+)
+
+
+def _shapes_broadcast(a, b):
+    try:
+        np.broadcast_shapes(np.shape(a), np.shape(b))
+        return True
+    except ValueError:
+        return False
+
+
+def _equality(compare, incompatible_value):
+    def rule(ctx, op, x, y):
+        if not op.attrs["incompatible_shape_error"] and not _shapes_broadcast(x, y):
+            return jnp.asarray(incompatible_value)
+        return compare(x, y)
+
+    return rule
+
+
+LOWERINGS["Equal"] = _equality(jnp.equal, False)
+LOWERINGS["NotEqual"] = _equality(jnp.not_equal, True)
+
+
+@lowering("ApproximateEqual")
+def _approximate_equal(ctx, op, x, y):
+    return jnp.abs(x - y) < op.attrs["tolerance"]
+
+
+@lowering("Cast")
+def _cast(ctx, op, x):
+    dtype = op.attrs["DstT"].as_numpy_dtype
+    if jnp.issubdtype(dtype, jnp.bool_):
+        return x != 0
+    return x.astype(dtype)
+
+
+@lowering("Select")
+def _select(ctx, op, cond, t, e):
+    # A vector condition picks whole rows of t and e.
+    if cond.ndim == 1 and t.ndim > 1:
+        cond = cond.reshape(cond.shape + (1,) * (t.ndim - 1))
+    return jnp.where(cond, t, e)
+
+
+# ---------------------------------------------------------------------------------------------
+# Matrix products
+# ---------------------------------------------------------------------------------------------
 @lowering("MatMul")
 def _matmul(ctx, op, a, b):
-    dims = (((0,) if op.attrs["transpose_a"] else (1,), (1,) if op.attrs["transpose_b"] else (0,)), ((), ()))
+    contract_a = 0 if op.attrs["transpose_a"] else 1
+    contract_b = 1 if op.attrs["transpose_b"] else 0
+    dims = (((contract_a,), (contract_b,)), ((), ()))
     return lax.dot_general(a, b, dims, preferred_element_type=a.dtype)
+
+
+@lowering("BatchMatMul", "BatchMatMulV2")
+def _batch_matmul(ctx, op, x, y):
+    if op.attrs["adj_x"]:
+        x = jnp.conj(jnp.swapaxes(x, -1, -2))
+    if op.attrs["adj_y"]:
+        y = jnp.conj(jnp.swapaxes(y, -1, -2))
+    return jnp.matmul(x, y, preferred_element_type=x.dtype)
+
+
+@lowering("Einsum")
+def _einsum(ctx, op, *inputs):
+    return jnp.einsum(
+        op.attrs["equation"].decode(), *inputs, preferred_element_type=inputs[0].dtype
+    )
+
+
+@lowering("AddN")
+def _add_n(ctx, op, *inputs):
+    total = inputs[0]
+    for x in inputs[1:]:
+        total = total + x
+    return total
+
+
+# ---------------------------------------------------------------------------------------------
+# Reductions, scans, ranges: axis-like inputs must be known when the graph is lowered.
+# ---------------------------------------------------------------------------------------------
+def static_input(op, index, value, what="axis"):
+    """The value of ``op.inputs[index]`` as numpy, from the graph or a concrete value; XLA
+    needs it at trace time (shapes depend on it)."""
+    known = constant_value_lib.constant_value(op.inputs[index])
+    if known is not None:
+        return np.asarray(known)
+    try:
+        return np.asarray(value)
+    except (TypeError, jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError):
+        raise errors.UnimplementedError(
+            None,
+            op,
+            f"{op.type} needs a {what} known when the graph is compiled; "
+            f"'{op.inputs[index].name}' is computed at run time (node {op.name})",
+        ) from None
+
+
+def reduction_axes(op, x, axes_value):
+    """Canonical non-negative reduction axes; InvalidArgument for out-of-range ones."""
+    axes = static_input(op, 1, axes_value).reshape(-1)
+    rank = np.ndim(x)
+    for a in axes:
+        if not -rank <= a < max(rank, 1):
+            raise errors.InvalidArgumentError(
+                None,
+                op,
+                f"Invalid reduction dimension ({a} for input with {rank} "
+                f"dimension(s)\n\t [[{{{{node {op.name}}}}}]]",
+            )
+    return tuple(sorted({int(a) % rank for a in axes})) if rank else ()
+
+
+def _lowest(dtype):
+    return -jnp.inf if jnp.issubdtype(dtype, jnp.floating) else jnp.iinfo(dtype).min
+
+
+def _highest(dtype):
+    return jnp.inf if jnp.issubdtype(dtype, jnp.floating) else jnp.iinfo(dtype).max
+
+
+def _mean(x, axis, keepdims):
+    if not _is_int(x):
+        return jnp.mean(x, axis=axis, keepdims=keepdims).astype(x.dtype)
+    total = jnp.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype)
+    count = max(int(np.prod([x.shape[a] for a in axis])), 1)
+    return lax.div(total, jnp.asarray(count, x.dtype))  # TF truncates integer means
+
+
+_REDUCERS = {
+    "Sum": lambda x, axis, keepdims: jnp.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype),
+    "Prod": lambda x, axis, keepdims: jnp.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype),
+    "Mean": _mean,
+    "Max": lambda x, axis, keepdims: jnp.max(
+        x, axis=axis, keepdims=keepdims, initial=_lowest(x.dtype)
+    ),
+    "Min": lambda x, axis, keepdims: jnp.min(
+        x, axis=axis, keepdims=keepdims, initial=_highest(x.dtype)
+    ),
+    "All": lambda x, axis, keepdims: jnp.all(x, axis=axis, keepdims=keepdims),
+    "Any": lambda x, axis, keepdims: jnp.any(x, axis=axis, keepdims=keepdims),
+}
+
+
+def _reduction_rule(reduce):
+    def rule(ctx, op, x, axes):
+        axis = reduction_axes(op, x, axes)
+        return reduce(x, axis, op.attrs["keep_dims"])
+
+    return rule
+
+
+for _op_type, _reduce in _REDUCERS.items():
+    LOWERINGS[_op_type] = _reduction_rule(_reduce)
+
+
+def arg_axis(op, x, dimension):
+    axis = int(static_input(op, 1, dimension))
+    rank = np.ndim(x)
+    if not -rank <= axis < rank:
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            f"Expected dimension in the range [{-rank}, {rank}), but got {axis}"
+            f"\n\t [[{{{{node {op.name}}}}}]]",
+        )
+    return axis % rank
+
+
+@lowering("ArgMax", "ArgMin")
+def _arg_reduce(ctx, op, x, dimension):
+    axis = arg_axis(op, x, dimension)
+    is_max = op.type == "ArgMax"
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        # TF's kernel never picks a NaN (comparisons with it are false).
+        x = jnp.where(jnp.isnan(x), _lowest(x.dtype) if is_max else _highest(x.dtype), x)
+    index = jnp.argmax(x, axis=axis) if is_max else jnp.argmin(x, axis=axis)
+    return index.astype(op.attrs["output_type"].as_numpy_dtype)
+
+
+@lowering("Cumsum", "Cumprod")
+def _cumulative(ctx, op, x, axis_value):
+    axis = int(static_input(op, 1, axis_value)) % max(np.ndim(x), 1)
+    is_sum = op.type == "Cumsum"
+    scan = lax.cumsum if is_sum else lax.cumprod
+    reverse, exclusive = op.attrs["reverse"], op.attrs["exclusive"]
+    out = scan(x, axis=axis, reverse=reverse)
+    if exclusive:
+        # Shift by one along axis, filling with the identity.
+        identity = jnp.zeros_like if is_sum else jnp.ones_like
+        n = x.shape[axis]
+        first = identity(lax.slice_in_dim(x, 0, 1, axis=axis))
+        if reverse:
+            out = jnp.concatenate([lax.slice_in_dim(out, 1, n, axis=axis), first], axis=axis)
+        else:
+            out = jnp.concatenate([first, lax.slice_in_dim(out, 0, n - 1, axis=axis)], axis=axis)
+    return out
+
+
+@lowering("Range")
+def _range(ctx, op, start, limit, delta):
+    values = [
+        static_input(op, i, v, "start, limit and delta")
+        for i, v in enumerate((start, limit, delta))
+    ]
+    dtype = op.attrs["Tidx"].as_numpy_dtype
+    return jnp.asarray(range_values(op, *values, dtype))
+
+
+def range_values(op, start, limit, delta, dtype):
+    """TF's Range (shared with the reference kernel): size ceil((limit - start) / delta)."""
+    start, limit, delta = (np.asarray(v).item() for v in (start, limit, delta))
+    if delta == 0:
+        raise errors.InvalidArgumentError(None, op, f"Requires delta != 0: {delta}")
+    if (delta > 0 and start > limit) or (delta < 0 and start < limit):
+        relation = "<=" if delta > 0 else ">="
+        sign = ">" if delta > 0 else "<"
+        raise errors.InvalidArgumentError(
+            None, op, f"Requires start {relation} limit when delta {sign} 0: {start}/{limit}"
+        )
+    if isinstance(start, int) and isinstance(limit, int) and isinstance(delta, int):
+        size = (abs(limit - start) + abs(delta) - 1) // abs(delta)
+    else:
+        size = int(np.ceil(abs((limit - start) / delta)))
+    return (start + np.arange(size) * delta).astype(dtype)
+
+
+@lowering("LinSpace")
+def _lin_space(ctx, op, start, stop, num):
+    n = int(static_input(op, 2, num, "num"))
+    if n <= 0:
+        raise errors.InvalidArgumentError(None, op, f"Requires num > 0: {n}")
+    if n == 1:
+        return jnp.reshape(start, (1,))
+    step = (stop - start) / (n - 1)
+    out = start + jnp.arange(n, dtype=start.dtype) * step
+    return out.at[-1].set(stop)

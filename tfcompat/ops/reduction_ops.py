@@ -1,0 +1,684 @@
+"""Reductions, arg-reductions, scans, ``AddN``, ``Einsum``, ``Range`` and ``LinSpace``, with
+TF1's wrappers (``reduce_*`` with ``axis``/``keepdims`` and their deprecated spellings) and
+the composites TF builds from them (``reduce_logsumexp``, ``norm``, ``count_nonzero``).
+
+Composites that need array ops (``Rank``, ``Shape``, ``Reshape``, ``Squeeze``) create them
+by op type, so only those OpDefs have to be registered.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+
+import numpy as np
+
+from tfcompat.framework import constant_value as constant_value_lib
+from tfcompat.framework import dtypes, tensor_shape
+from tfcompat.framework.constant_op import constant
+from tfcompat.framework.op_def import register_op
+from tfcompat.framework.op_helper import apply_op, convert_to_tensor
+from tfcompat.framework.tensor import Tensor
+from tfcompat.ops import math_ops
+from tfcompat.ops.math_ops import _scope
+from tfcompat.util.tf_export import tf_export
+
+_NUMBER = "numbertype"
+_REAL_NUMBER = (
+    "{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, "
+    "qint8, quint8, qint32, qint16, quint16}"
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reductions
+# ---------------------------------------------------------------------------------------------
+def _reduction_shape(op):
+    """TF's ReductionShape: exact when the axes are constant and the rank known."""
+    input_shape = op.inputs[0].shape
+    indices_shape = op.inputs[1].shape
+    if indices_shape.rank is not None and indices_shape.rank > 1:
+        raise ValueError(f"Shape must be at most rank 1 but is rank {indices_shape.rank}")
+    keep_dims = op.attrs["keep_dims"]
+    axes = constant_value_lib.constant_value(op.inputs[1])
+    if axes is None or input_shape.rank is None:
+        if keep_dims and input_shape.rank is not None:
+            return [tensor_shape.unknown_shape(rank=input_shape.rank)]
+        return [tensor_shape.unknown_shape()]
+    rank = input_shape.rank
+    reduced = set()
+    for axis in np.asarray(axes).reshape(-1):
+        if not -rank <= axis < rank:
+            raise ValueError(
+                f"Invalid reduction dimension {axis} for input with {rank} dimensions."
+            )
+        reduced.add(int(axis) % rank)
+    dims = []
+    for i, dim in enumerate(input_shape.as_list()):
+        if i in reduced:
+            if keep_dims:
+                dims.append(1)
+        else:
+            dims.append(dim)
+    return [tensor_shape.TensorShape(dims)]
+
+
+_REDUCTION_TYPES = {
+    "Sum": _NUMBER,
+    "Mean": _NUMBER,
+    "Prod": _NUMBER,
+    "Max": _REAL_NUMBER,
+    "Min": _REAL_NUMBER,
+}
+for _op_type, _types in _REDUCTION_TYPES.items():
+    register_op(
+        _op_type,
+        inputs=["input: T", "reduction_indices: Tidx"],
+        outputs=["output: T"],
+        attrs=["keep_dims: bool = false", f"T: {_types}", "Tidx: {int32, int64} = int32"],
+        shape_fn=_reduction_shape,
+    )
+for _op_type in ("All", "Any"):
+    register_op(
+        _op_type,
+        inputs=["input: bool", "reduction_indices: Tidx"],
+        outputs=["output: bool"],
+        attrs=["keep_dims: bool = false", "Tidx: {int32, int64} = int32"],
+        shape_fn=_reduction_shape,
+    )
+
+
+def _rank(x):
+    """``tf.rank`` as TF builds it: a ``Const`` named ``Rank`` when the rank is static."""
+    with _scope(None, "Rank", [x]) as name:
+        x = convert_to_tensor(x)
+        if x.shape.rank is not None:
+            return constant(x.shape.rank, dtypes.int32, name=name)
+        return apply_op("Rank", name=name, input=x).outputs[0]
+
+
+def _reduction_dims(x, axis):
+    """The axes TF passes when ``axis`` is None: all of them (a Const, or a Range over
+    the rank where the rank is unknown or 0)."""
+    if axis is not None:
+        return axis
+    rank = x.shape.rank if isinstance(x, Tensor) else None
+    if rank:
+        return constant(np.arange(rank, dtype=np.int32))
+    return range(0, _rank(x))
+
+
+def _reduce(op_type, input_tensor, axis, keepdims, name, dims=None):
+    keepdims = False if keepdims is None else bool(keepdims)
+    if dims is None:
+        dims = _reduction_dims(input_tensor, axis)
+    output = apply_op(
+        op_type, name=name, input=input_tensor, reduction_indices=dims, keep_dims=keepdims
+    ).outputs[0]
+    # Reducing over every axis gives a scalar even where the rank is unknown.
+    if not output.shape.is_fully_defined() and not keepdims and axis is None:
+        output.set_shape(())
+    return output
+
+
+def _deprecated_lookup(new_name, new_value, old_name, old_value):
+    if new_value is not None and old_value is not None:
+        raise ValueError(f"Cannot specify both '{new_name}' and '{old_name}'.")
+    return old_value if new_value is None else new_value
+
+
+def _reduction_wrapper(op_type, api_name):
+    def reduce(
+        input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
+    ):
+        axis = _deprecated_lookup("axis", axis, "reduction_indices", reduction_indices)
+        keepdims = _deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims)
+        return _reduce(op_type, input_tensor, axis, keepdims, name)
+
+    reduce.__name__ = api_name
+    reduce.__doc__ = (
+        f"``{op_type}`` of ``input_tensor`` over ``axis`` (all axes when None); "
+        "``keepdims`` keeps reduced axes with length 1."
+    )
+    return tf_export(api_name, f"math.{api_name}")(reduce)
+
+
+reduce_sum = _reduction_wrapper("Sum", "reduce_sum")
+reduce_mean = _reduction_wrapper("Mean", "reduce_mean")
+reduce_prod = _reduction_wrapper("Prod", "reduce_prod")
+reduce_max = _reduction_wrapper("Max", "reduce_max")
+reduce_min = _reduction_wrapper("Min", "reduce_min")
+reduce_all = _reduction_wrapper("All", "reduce_all")
+reduce_any = _reduction_wrapper("Any", "reduce_any")
+
+
+@tf_export("reduce_logsumexp", "math.reduce_logsumexp")
+def reduce_logsumexp(
+    input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None, keep_dims=None
+):
+    """``log(sum(exp(x)))`` computed stably around the (finite) maximum, as TF builds it."""
+    axis = _deprecated_lookup("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = _deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims)
+    keepdims = bool(keepdims)
+    with _scope(name, "ReduceLogSumExp", [input_tensor]) as name:
+        raw_max = reduce_max(input_tensor, axis=axis, keepdims=True)
+        finite_max = apply_op(
+            "SelectV2", condition=math_ops.is_finite(raw_max), t=raw_max, e=0
+        ).outputs[0]
+        my_max = apply_op("StopGradient", input=finite_max).outputs[0]
+        shifted = math_ops.exp(math_ops.subtract(input_tensor, my_max))
+        result = math_ops.log(reduce_sum(shifted, axis=axis, keepdims=keepdims))
+        if not keepdims:
+            shape = apply_op("Shape", input=result).outputs[0]
+            my_max = apply_op("Reshape", tensor=my_max, shape=shape).outputs[0]
+        result = math_ops.add(result, my_max, name=name)
+        if not result.shape.is_fully_defined() and not keepdims and axis is None:
+            result.set_shape(())
+        return result
+
+
+@tf_export("count_nonzero", "math.count_nonzero")
+def count_nonzero(
+    input_tensor=None,
+    axis=None,
+    keepdims=None,
+    dtype=dtypes.int64,
+    name=None,
+    reduction_indices=None,
+    keep_dims=None,
+    input=None,
+):  # noqa: A002
+    """The number of non-zero (true) elements over ``axis``, as ``dtype``."""
+    keepdims = _deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims)
+    input_tensor = _deprecated_lookup("input", input, "input_tensor", input_tensor)
+    axis = _deprecated_lookup("axis", axis, "reduction_indices", reduction_indices)
+    with _scope(name, "count_nonzero", [input_tensor]):
+        input_tensor = convert_to_tensor(input_tensor, name="input")
+        if input_tensor.dtype == dtypes.bool:
+            predicate = input_tensor
+        else:
+            zero = constant(np.zeros((), input_tensor.dtype.as_numpy_dtype), name="zeros")
+            predicate = math_ops.not_equal(input_tensor, zero)
+        counts = math_ops.cast(predicate, dtypes.int64)
+        return math_ops.cast(reduce_sum(counts, axis=axis, keepdims=bool(keepdims)), dtype=dtype)
+
+
+def _squeeze(x, axis):
+    return apply_op("Squeeze", input=x, squeeze_dims=list(axis or [])).outputs[0]
+
+
+@tf_export("norm", "linalg.norm")
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):  # noqa: A002
+    """Vector norms (``'euclidean'``, 1, 2, ``np.inf``, any p > 0) over ``axis`` or all
+    elements, and matrix norms (``'fro'``, 1, ``np.inf``) over a pair of axes."""
+    keepdims = bool(_deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims))
+    is_matrix_norm = isinstance(axis, (tuple, list)) and len(axis) == 2
+    if is_matrix_norm:
+        axis = tuple(axis)
+        if not isinstance(axis[0], int) or not isinstance(axis[1], int) or axis[0] == axis[1]:
+            raise ValueError(
+                f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}"
+            )
+        supported = ["euclidean", "fro", 1, 2, np.inf]
+        if ord not in supported:
+            raise ValueError(f"'ord' must be a supported matrix norm in {supported}, got {ord}")
+        if ord in (2, 2.0):
+            raise NotImplementedError("the matrix 2-norm (an SVD) is not supported")
+    else:
+        if not (isinstance(axis, int) or axis is None):
+            raise ValueError(
+                f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}"
+            )
+        supported = ["euclidean", 1, 2, np.inf]
+        if (not np.isreal(ord) or ord <= 0) and ord not in supported:
+            raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
+        if axis is not None:
+            axis = (axis,)
+    with _scope(name, "norm", [tensor]):
+        tensor = convert_to_tensor(tensor)
+        if ord in ["fro", "euclidean", 2, 2.0]:
+            squares = tensor * tensor  # conj(tensor) is tensor for real types
+            result = math_ops.sqrt(reduce_sum(squares, axis, keepdims=True))
+        else:
+            result = math_ops.abs(tensor)
+            if ord == 1:
+                result = reduce_sum(result, None if axis is None else axis[0], keepdims=True)
+                if is_matrix_norm:
+                    result = reduce_max(result, axis[-1], keepdims=True)
+            elif ord == np.inf:
+                if is_matrix_norm:
+                    result = reduce_sum(result, axis[1], keepdims=True)
+                result = reduce_max(result, None if axis is None else axis[0], keepdims=True)
+            else:
+                powered = reduce_sum(math_ops.pow(result, ord), axis, keepdims=True)
+                result = math_ops.pow(powered, 1.0 / ord)
+        if not keepdims:
+            result = _squeeze(result, axis)
+        return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Arg-reductions and scans
+# ---------------------------------------------------------------------------------------------
+def _arg_shape(op):
+    input_shape = op.inputs[0].shape
+    dimension_shape = op.inputs[1].shape
+    if dimension_shape.rank not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {dimension_shape.rank}")
+    if input_shape.rank is None:
+        return [tensor_shape.unknown_shape()]
+    rank = input_shape.rank
+    dimension = constant_value_lib.constant_value(op.inputs[1])
+    if dimension is None:
+        return [tensor_shape.unknown_shape(rank=max(rank - 1, 0))]
+    axis = int(dimension)
+    if not -rank <= axis < rank:
+        raise ValueError(f"Expected dimension in the range [{-rank}, {rank}), but got {axis}")
+    dims = input_shape.as_list()
+    del dims[axis % rank]
+    return [tensor_shape.TensorShape(dims)]
+
+
+_ARG_T = (
+    "{float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64, "
+    "qint8, quint8, qint32, qint16, quint16, bool}"
+)
+register_op(
+    "ArgMax",
+    inputs=["input: T", "dimension: Tidx"],
+    outputs=["output: output_type"],
+    attrs=[
+        f"T: {_ARG_T}",
+        "Tidx: {int16, int32, int64} = int32",
+        "output_type: {int16, uint16, int32, int64} = int64",
+    ],
+    shape_fn=_arg_shape,
+)
+register_op(
+    "ArgMin",
+    inputs=["input: T", "dimension: Tidx"],
+    outputs=["output: output_type"],
+    attrs=[f"T: {_ARG_T}", "Tidx: {int32, int64} = int32", "output_type: {int32, int64} = int64"],
+    shape_fn=_arg_shape,
+)
+
+
+def _arg_wrapper(op_type, api_name):
+    def arg_reduce(input, axis=None, name=None, dimension=None, output_type=dtypes.int64):  # noqa: A002
+        axis = _deprecated_lookup("axis", axis, "dimension", dimension)
+        if axis is None:
+            axis = 0
+        if hasattr(axis, "dtype"):
+            if axis.dtype not in (
+                dtypes.int8,
+                dtypes.uint8,
+                dtypes.int16,
+                dtypes.uint16,
+                dtypes.int32,
+                dtypes.int64,
+            ):
+                raise TypeError(f"axis tensor dtypes {axis.dtype} is not supported")
+            if axis.dtype in (dtypes.int8, dtypes.int16, dtypes.uint8, dtypes.uint16):
+                axis = math_ops.cast(axis, dtypes.int32)
+        elif not isinstance(axis, (int, np.integer)):
+            raise TypeError("axis must be int or Tensor with integer datatype")
+        return apply_op(
+            op_type, name=name, input=input, dimension=axis, output_type=output_type
+        ).outputs[0]
+
+    arg_reduce.__name__ = api_name
+    arg_reduce.__doc__ = f"Index of the {api_name[3:]}imum along ``axis`` (``{op_type}``)."
+    return tf_export(api_name, f"math.{api_name}")(arg_reduce)
+
+
+argmax = _arg_wrapper("ArgMax", "argmax")
+argmin = _arg_wrapper("ArgMin", "argmin")
+
+
+def _axis_scalar_shape(op):
+    axis_shape = op.inputs[1].shape
+    if axis_shape.rank not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {axis_shape.rank}")
+    return [op.inputs[0].shape]
+
+
+for _op_type in ("Cumsum", "Cumprod"):
+    register_op(
+        _op_type,
+        inputs=["x: T", "axis: Tidx"],
+        outputs=["out: T"],
+        attrs=[
+            "exclusive: bool = false",
+            "reverse: bool = false",
+            f"T: {_NUMBER}",
+            "Tidx: {int32, int64} = int32",
+        ],
+        shape_fn=_axis_scalar_shape,
+    )
+
+
+def _scan_wrapper(op_type, scope_name, *names):
+    def scan(x, axis=0, exclusive=False, reverse=False, name=None):
+        with _scope(name, scope_name, [x]) as name:
+            x = convert_to_tensor(x, name="x")
+            return apply_op(
+                op_type, name=name, x=x, axis=axis, exclusive=exclusive, reverse=reverse
+            ).outputs[0]
+
+    scan.__name__ = names[0]
+    scan.__doc__ = (
+        f"Running {'sum' if op_type == 'Cumsum' else 'product'} along ``axis``; "
+        "``exclusive`` leaves out the current element, ``reverse`` runs from the end."
+    )
+    return tf_export(*names)(scan)
+
+
+cumsum = _scan_wrapper("Cumsum", "Cumsum", "cumsum", "math.cumsum")
+cumprod = _scan_wrapper("Cumprod", "Cumprod", "cumprod", "math.cumprod")
+
+
+# ---------------------------------------------------------------------------------------------
+# AddN and Einsum
+# ---------------------------------------------------------------------------------------------
+def _add_n_shape(op):
+    shape = tensor_shape.unknown_shape()
+    for t in op.inputs:
+        other = t.shape
+        if shape.rank is not None and other.rank is not None and shape.rank != other.rank:
+            raise ValueError(
+                f"Shapes must be equal rank, but are {other.rank} and {shape.rank}\n\tFrom "
+                "merging shape 0 with other shapes."
+            )
+        shape = shape.merge_with(other)
+    return [shape]
+
+
+register_op(
+    "AddN",
+    inputs=["inputs: N * T"],
+    outputs=["sum: T"],
+    attrs=[
+        "N: int >= 1",
+        "T: {float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, "
+        "qint32, bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64, "
+        "variant}",
+    ],
+    shape_fn=_add_n_shape,
+    is_commutative=True,
+)
+
+
+@tf_export("add_n", "math.add_n")
+def add_n(inputs, name=None):
+    """Elementwise sum of a list of same-shaped tensors."""
+    if not inputs or not isinstance(inputs, collections.abc.Iterable):
+        raise ValueError(
+            "Inputs must be an iterable of at least one Tensor/IndexedSlices with the same "
+            "dtype and shape."
+        )
+    inputs = [convert_to_tensor(x) for x in inputs]
+    if len(inputs) == 1:
+        if name:
+            return apply_op("Identity", name=name, input=inputs[0]).outputs[0]
+        return inputs[0]
+    return apply_op("AddN", name=name, inputs=inputs).outputs[0]
+
+
+def _parse_einsum(equation, num_inputs):
+    """(input label strings, output labels) of an explicit equation; '.' marks ellipsis."""
+    inputs_part, output = equation.split("->")
+    labels = inputs_part.split(",")
+    if len(labels) != num_inputs:
+        raise ValueError(
+            f"Expecting {len(labels)} inputs but got {num_inputs} for equation {equation}"
+        )
+    return [s.replace("...", ".") for s in labels], output.replace("...", ".")
+
+
+def _einsum_shape(op):
+    equation = op.attrs["equation"].decode()
+    labels, output = _parse_einsum(equation, len(op.inputs))
+    label_dims = {}
+    batch = tensor_shape.scalar()
+    for subscripts, t in zip(labels, op.inputs):
+        shape = t.shape
+        if shape.rank is None:
+            return [tensor_shape.unknown_shape()]
+        named = subscripts.replace(".", "")
+        if "." in subscripts:
+            if shape.rank < len(named):
+                raise ValueError(
+                    f"Expected input to have rank at least {len(named)} but got: {shape.rank}"
+                )
+            start = subscripts.index(".")
+            n_batch = shape.rank - len(named)
+            dims = shape.as_list()
+            batch = _broadcast_batch(batch, dims[start : start + n_batch])
+            dims = dims[:start] + dims[start + n_batch :]
+        else:
+            if shape.rank != len(named):
+                raise ValueError(
+                    f"Expected input {t.name} to have rank {len(named)} but got: {shape.rank}"
+                )
+            dims = shape.as_list()
+        for label, dim in zip(named, dims):
+            known = label_dims.get(label)
+            if known is not None and dim is not None and known != dim and 1 not in (known, dim):
+                raise ValueError(
+                    f"Expected dimension {known} at axis of the input shaped {shape} but got "
+                    f"dimension {dim}"
+                )
+            if known is None or known == 1:
+                label_dims[label] = dim
+    out = []
+    for label in output:
+        if label == ".":
+            out.extend(batch.as_list() if batch.rank is not None else [])
+        else:
+            out.append(label_dims.get(label))
+    if "." in output and batch.rank is None:
+        return [tensor_shape.unknown_shape()]
+    return [tensor_shape.TensorShape(out)]
+
+
+def _broadcast_batch(a, dims):
+    from tfcompat.framework import common_shapes
+
+    return common_shapes.broadcast(a, tensor_shape.TensorShape(dims))
+
+
+register_op(
+    "Einsum",
+    inputs=["inputs: N * T"],
+    outputs=["output: T"],
+    attrs=["equation: string", "N: int >= 1", "T: type"],
+    shape_fn=_einsum_shape,
+)
+
+
+def _resolve_einsum_equation(equation, num_inputs):
+    """Removes spaces, checks the labels and makes an implicit output explicit (the labels
+    used once, in alphabetical order), as TF does before building the op."""
+    resolved = equation.replace(" ", "")
+    ellipsis_label = "0" if "..." in equation else None
+    if ellipsis_label:
+        resolved = resolved.replace("...", ellipsis_label)
+    allowed = "a-zA-Z" + (ellipsis_label or "")
+    match = re.match(f"^([{allowed},]*)(->[{allowed}]*)?$", resolved)
+    if not match:
+        raise ValueError(f"Subscripts have incorrect format: {resolved}")
+    input_labels = match.group(1).split(",")
+    output_labels = match.group(2)[2:] if match.group(2) else None
+    if num_inputs != len(input_labels):
+        raise ValueError(
+            f'Got {num_inputs} inputs for equation "{equation}", expecting {len(input_labels)}'
+        )
+    if "->" not in resolved:
+        counts = collections.Counter(match.group(1))
+        output_labels = "".join(x for x in sorted(counts) if x != "," and counts[x] == 1)
+        resolved += "->" + output_labels
+    if output_labels and len(set(output_labels)) != len(output_labels):
+        raise ValueError(f"Output subscripts contain a label appearing more than once: {equation}")
+    for label in output_labels:
+        if label != ellipsis_label and label not in set(match.group(1)):
+            raise ValueError(
+                f"Output subscripts contain the label {label} not present in the input subscripts."
+            )
+    if ellipsis_label:
+        resolved = resolved.replace(ellipsis_label, "...")
+    return resolved
+
+
+@tf_export("einsum", "linalg.einsum")
+def einsum(equation, *inputs, **kwargs):
+    """Einstein summation; with more than two operands the contractions are done pairwise
+    in opt_einsum's greedy order (one ``Einsum`` op per pair)."""
+    name = kwargs.pop("name", None)
+    optimize = kwargs.pop("optimize", "greedy")
+    if kwargs:
+        raise TypeError(
+            f"Invalid keyword arguments for einsum: {', '.join(kwargs)}. Valid arguments: "
+            "name, optimize, greedy."
+        )
+    with _scope(name, "einsum", [equation, inputs]):
+        inputs = list(inputs)
+        resolved = _resolve_einsum_equation(equation, len(inputs))
+        if len(inputs) <= 2:
+            return apply_op("Einsum", inputs=inputs, equation=resolved).outputs[0]
+        return _einsum_pairwise(resolved, inputs, optimize)
+
+
+def _einsum_pairwise(equation, inputs, optimize):
+    import opt_einsum
+
+    if "..." in equation:
+        raise NotImplementedError("einsum with an ellipsis and more than two operands")
+    inputs = [convert_to_tensor(x) for x in inputs]
+    shapes = []
+    for t in inputs:
+        if not t.shape.is_fully_defined():
+            raise NotImplementedError("einsum of more than two operands needs static shapes")
+        shapes.append(tuple(t.shape.as_list()))
+    _, info = opt_einsum.contract_path(equation, *shapes, shapes=True, optimize=optimize)
+    for operand_indices, _, binary_equation, _, _ in info.contraction_list:
+        operands = [inputs.pop(i) for i in operand_indices]
+        inputs.append(apply_op("Einsum", inputs=operands, equation=binary_equation).outputs[0])
+    return inputs[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Range and LinSpace
+# ---------------------------------------------------------------------------------------------
+def _range_size(start, limit, delta):
+    if delta == 0:
+        raise ValueError("Requires delta != 0")
+    if (delta > 0 and start > limit) or (delta < 0 and start < limit):
+        relation, sign = ("<=", ">") if delta > 0 else (">=", "<")
+        raise ValueError(f"Requires start {relation} limit when delta {sign} 0: {start}/{limit}")
+    if all(isinstance(v, (int, np.integer)) for v in (start, limit, delta)):
+        return (abs(int(limit) - int(start)) + abs(int(delta)) - 1) // abs(int(delta))
+    return int(np.ceil(abs((limit - start) / delta)))
+
+
+def _range_shape(op):
+    for t in op.inputs:
+        if t.shape.rank not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {t.shape.rank}")
+    values = [constant_value_lib.constant_value(t) for t in op.inputs]
+    if any(v is None for v in values):
+        return [tensor_shape.TensorShape([None])]
+    start, limit, delta = (np.asarray(v).item() for v in values)
+    return [tensor_shape.TensorShape([_range_size(start, limit, delta)])]
+
+
+register_op(
+    "Range",
+    inputs=["start: Tidx", "limit: Tidx", "delta: Tidx"],
+    outputs=["output: Tidx"],
+    attrs=[
+        "Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, uint16, uint32, "
+        "uint64} = int32"
+    ],
+    shape_fn=_range_shape,
+)
+
+
+def _range_constant_value(op, index):
+    values = [constant_value_lib.constant_value(t) for t in op.inputs]
+    if any(v is None for v in values):
+        return None
+    start, limit, delta = (np.asarray(v).item() for v in values)
+    size = _range_size(start, limit, delta)
+    dtype = op.attrs["Tidx"].as_numpy_dtype
+    return (start + np.arange(size) * delta).astype(dtype)
+
+
+constant_value_lib.CONSTANT_VALUE_FNS["Range"] = _range_constant_value
+
+# tf.range infers the widest of its arguments' types in this order.
+_RANGE_DTYPE_HIERARCHY = [
+    dtypes.int32,
+    dtypes.int64,
+    dtypes.float16,
+    dtypes.bfloat16,
+    dtypes.float32,
+    dtypes.float64,
+]
+
+
+@tf_export("range")
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
+    """``[start, start + delta, ...)`` up to ``limit``; ``range(n)`` counts from 0."""
+    if limit is None:
+        start, limit = 0, start
+    with _scope(name, "Range", [start, limit, delta]) as name:
+        args = {"start": start, "limit": limit, "delta": delta}
+        for key, value in args.items():
+            if not isinstance(value, Tensor):
+                args[key] = convert_to_tensor(value, dtype=dtype, name=key)
+        if dtype is None:
+            for t in args.values():
+                if t.dtype.base_dtype not in _RANGE_DTYPE_HIERARCHY:
+                    raise TypeError(f"Unsupported dtype {t.dtype.name} for tf.range")
+            dtype = max(
+                (t.dtype.base_dtype for t in args.values()), key=_RANGE_DTYPE_HIERARCHY.index
+            )
+        args = {k: math_ops.cast(v, dtype) for k, v in args.items()}
+        return apply_op("Range", name=name, **args).outputs[0]
+
+
+def _lin_space_shape(op):
+    for t in op.inputs:
+        if t.shape.rank not in (None, 0):
+            raise ValueError(f"Shape must be rank 0 but is rank {t.shape.rank}")
+    num = constant_value_lib.constant_value(op.inputs[2])
+    if num is None:
+        return [tensor_shape.TensorShape([None])]
+    if int(num) <= 0:
+        raise ValueError(f"Requires num > 0: {int(num)}")
+    return [tensor_shape.TensorShape([int(num)])]
+
+
+register_op(
+    "LinSpace",
+    inputs=["start: T", "stop: T", "num: Tidx"],
+    outputs=["output: T"],
+    attrs=["T: {bfloat16, half, float, double}", "Tidx: {int32, int64} = int32"],
+    shape_fn=_lin_space_shape,
+)
+
+
+@tf_export("lin_space", "linspace")
+def lin_space(start, stop, num, name=None, axis=0):
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (``LinSpace``).
+
+    TF 2.21 builds this from about thirty array ops to support N-d ``start``/``stop``; here
+    scalar endpoints give the single ``LinSpace`` op, with the same values and shape."""
+    if axis != 0:
+        raise NotImplementedError("linspace(axis=...) is not supported")
+    with _scope(name, "LinSpace", [start, stop]) as name:
+        start = convert_to_tensor(start, name="start")
+        stop = convert_to_tensor(stop, name="stop", dtype=start.dtype)
+        if start.shape.rank != 0 or stop.shape.rank != 0:
+            raise NotImplementedError("linspace of non-scalar start/stop is not supported")
+        return apply_op("LinSpace", name=name, start=start, stop=stop, num=num).outputs[0]
