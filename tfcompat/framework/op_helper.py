@@ -151,7 +151,7 @@ def _convert_input(op_def, arg, value, attrs, index):
         attr_def = op_def.attrs[arg.type_attr]
         if attr_def.has_default:
             preferred = attr_def.default
-    label = arg.name if index is None else f"{arg.name}_{index}"  # list items: values_0, values_1, ...
+    label = arg.name if index is None else f"{arg.name}_{index}"  # list items: x_0, x_1, ...
     try:
         tensor = convert_to_tensor(
             value, dtype=expected, name=label, as_ref=arg.is_ref, preferred_dtype=preferred
