@@ -333,7 +333,8 @@ def _range(ctx, op, start, limit, delta):
         for i, v in enumerate((start, limit, delta))
     ]
     dtype = op.attrs["Tidx"].as_numpy_dtype
-    return jnp.asarray(range_values(op, *values, dtype))
+    # A numpy result stays concrete under jit, so later shape-like uses can read it.
+    return range_values(op, *values, dtype)
 
 
 def range_values(op, start, limit, delta, dtype):
