@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+
+from lowering.registry import REFERENCE
 from tfcompat.framework import errors
 from tfcompat.framework import op_def as op_def_lib
 
@@ -69,6 +72,15 @@ def input_modes(op):
     return op_def_lib.ref_input_flags(op.op_def, op.attrs)
 
 
+def _foldable(op, args) -> bool:
+    """Whether every input is a numpy value (constants, static shapes): the op then runs by
+    its numpy kernel while tracing, so shape arithmetic such as ``tf.shape(x)[0] * 2`` stays
+    static for XLA (Const and Shape lower to numpy values)."""
+    return bool(args) and not op.op_def.is_stateful and op.type in REFERENCE and all(
+        isinstance(a, (np.ndarray, np.generic)) for a in args
+    )
+
+
 def run_ops(ops, env: dict, rules: dict, ctx: Context):
     """Runs ``ops`` in order, reading inputs from and writing outputs to ``env``."""
     for op in ops:
@@ -90,6 +102,8 @@ def run_ops(ops, env: dict, rules: dict, ctx: Context):
             if isinstance(value, VarRef) and not keep_ref:
                 value = ctx.read_var(value, op)
             args.append(value)
+        if ctx.backend == "xla" and _foldable(op, args):
+            rule = REFERENCE[op.type]
         try:
             result = rule(ctx, op, *args)
         except errors.OpError:

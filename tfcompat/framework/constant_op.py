@@ -28,7 +28,7 @@ def constant(value, dtype=None, shape=None, name="Const", verify_shape=False):
     out_dtype = dtypes.as_dtype(dtype).base_dtype if dtype is not None else None
     if out_dtype is None:
         out_dtype = dtypes.string if array.dtype == object else dtypes.as_dtype(array.dtype)
-    if array.dtype != object:
+    if array.dtype != object and (array.size <= 1 or any(array.strides)):
         # Copy (C order) so later changes to the caller's array cannot change the graph.
         array = np.array(array, order="C")
         array.setflags(write=False)

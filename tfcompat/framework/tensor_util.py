@@ -189,6 +189,9 @@ def make_tensor_proto(values, dtype=None, shape=None):
     ``tensor_content`` (as TF writes it), strings in ``string_val``."""
     from tfcompat.framework.proto import tensor_pb2
 
+    if isinstance(values, np.ndarray) and values.size > 1 and not any(values.strides):
+        # A zero-stride view (constant(0, shape=...)) is one value filling a shape.
+        shape, values = values.shape, values[(0,) * values.ndim]
     array = to_numpy(values, dtype)
     full_shape = array.shape if shape is None else tuple(int(d) for d in shape)
     if shape is not None and array.size != 1:
@@ -198,8 +201,6 @@ def make_tensor_proto(values, dtype=None, shape=None):
         tf_dtype = dtypes.as_dtype(dtype).base_dtype
     proto = tensor_pb2.TensorProto(dtype=tf_dtype.as_datatype_enum)
     proto.tensor_shape.CopyFrom(tensor_shape.TensorShape(full_shape).as_proto())
-    if array.size > 1 and not any(array.strides):  # one value filling a shape
-        array = np.asarray(array[(0,) * array.ndim])
     if tf_dtype == dtypes.string:
         proto.string_val.extend(array.reshape(-1).tolist())
     elif array.size == 1:
