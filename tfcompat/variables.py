@@ -384,13 +384,17 @@ def assert_variables_initialized(var_list=None):
 @tf_export("report_uninitialized_variables")
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):
     """A 1-D string tensor naming the variables not yet initialized in the session."""
+    from tfcompat.framework import dtypes
+    from tfcompat.framework.constant_op import constant
+    from tfcompat.ops import math_ops
+
     var_list = (global_variables() + local_variables()) if var_list is None else var_list
     graph = graph_lib.get_default_graph()
     with graph.name_scope(name):
-        from tfcompat.ops import math_ops
-
-        if not var_list:
-            return array_ops.constant_string_vector([])
-        flags = array_ops.stack([math_ops.logical_not(v.is_initialized()) for v in var_list])
-        names = array_ops.constant_string_vector([v.op.name for v in var_list])
-        return array_ops.boolean_mask(names, flags)
+        flags = [state_ops.is_variable_initialized(v) for v in var_list]
+        with graph.device("/cpu:0"):
+            if not var_list:
+                return constant([], dtype=dtypes.string)
+            mask = math_ops.logical_not(array_ops.stack(flags))
+            names = constant([v.op.name for v in var_list])
+            return array_ops.boolean_mask(names, mask)

@@ -1,4 +1,5 @@
-"""Numpy reference kernels of array ops."""
+"""Numpy reference kernels of array ops (placeholders, identity, shapes, reshaping,
+joining, padding, filling)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,10 @@ import numpy as np
 
 from lowering.registry import reference
 from tfcompat.framework import errors
+
+
+def _ints(value):
+    return [int(v) for v in np.asarray(value).reshape(-1)]
 
 
 @reference("Const")
@@ -28,3 +33,200 @@ def _identity(ctx, op, x):
 @reference("IdentityN")
 def _identity_n(ctx, op, *xs):
     return tuple(xs)
+
+
+# -- shapes -------------------------------------------------------------------------------------
+@reference("Shape")
+def _shape(ctx, op, x):
+    return np.array(np.shape(x), dtype=op.attrs["out_type"].as_numpy_dtype)
+
+
+@reference("ShapeN")
+def _shape_n(ctx, op, *xs):
+    return tuple(np.array(np.shape(x), dtype=op.attrs["out_type"].as_numpy_dtype) for x in xs)
+
+
+@reference("Size")
+def _size(ctx, op, x):
+    return np.array(np.size(x), dtype=op.attrs["out_type"].as_numpy_dtype)
+
+
+@reference("Rank")
+def _rank(ctx, op, x):
+    return np.array(np.ndim(x), dtype=np.int32)
+
+
+# -- reshaping ----------------------------------------------------------------------------------
+@reference("Reshape")
+def _reshape(ctx, op, x, shape):
+    x = np.asarray(x)
+    target = _ints(shape)
+    known = int(np.prod([d for d in target if d != -1]))
+    if -1 not in target and known != x.size or -1 in target and (known == 0 or x.size % known):
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            f"Input to reshape is a tensor with {x.size} values, but the requested shape "
+            f"has {known}\n\t [[{{{{node {op.name}}}}}]]",
+        )
+    return x.reshape(target)
+
+
+@reference("ExpandDims")
+def _expand_dims(ctx, op, x, axis):
+    return np.expand_dims(np.asarray(x), int(np.asarray(axis).reshape(())))
+
+
+@reference("Squeeze")
+def _squeeze(ctx, op, x):
+    x = np.asarray(x)
+    axes = op.attrs["squeeze_dims"] or [i for i, d in enumerate(x.shape) if d == 1]
+    return np.squeeze(x, axis=tuple(axes))
+
+
+@reference("Transpose")
+def _transpose(ctx, op, x, perm):
+    return np.transpose(np.asarray(x), _ints(perm)).copy()
+
+
+@reference("ConjugateTranspose")
+def _conjugate_transpose(ctx, op, x, perm):
+    return np.conj(np.transpose(np.asarray(x), _ints(perm)))
+
+
+# -- joining and splitting ----------------------------------------------------------------------
+@reference("ConcatV2")
+def _concat_v2(ctx, op, *args):
+    return np.concatenate([np.asarray(v) for v in args[:-1]], axis=int(args[-1]))
+
+
+@reference("Concat")
+def _concat(ctx, op, axis, *values):
+    return np.concatenate([np.asarray(v) for v in values], axis=int(axis))
+
+
+@reference("Split")
+def _split(ctx, op, axis, x):
+    x = np.asarray(x)
+    axis = int(axis)
+    num = op.attrs["num_split"]
+    if x.shape[axis] % num:
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            f"Number of ways to split should evenly divide the split dimension, "
+            f"but got split_dim {axis} (size = {x.shape[axis]}) and num_split {num}",
+        )
+    return tuple(np.split(x, num, axis=axis))
+
+
+@reference("SplitV")
+def _split_v(ctx, op, x, sizes, axis):
+    x = np.asarray(x)
+    axis = int(axis)
+    sizes = _ints(sizes)
+    total = x.shape[axis]
+    if -1 in sizes:
+        sizes[sizes.index(-1)] = total - sum(s for s in sizes if s != -1)
+    if sum(sizes) != total or min(sizes) < 0:
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            f"Determined shape must either match input shape along split_dim "
+            f"exactly if fully specified, or be less than the size of the input along "
+            f"split_dim if not fully specified.  Got: {sum(sizes)}",
+        )
+    bounds = np.cumsum([0] + sizes)
+    index = [slice(None)] * x.ndim
+    pieces = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        index[axis] = slice(int(lo), int(hi))
+        pieces.append(x[tuple(index)])
+    return tuple(pieces)
+
+
+@reference("Pack")
+def _pack(ctx, op, *xs):
+    return np.stack([np.asarray(x) for x in xs], axis=op.attrs["axis"])
+
+
+@reference("Unpack")
+def _unpack(ctx, op, x):
+    x = np.asarray(x)
+    return tuple(np.take(x, i, axis=op.attrs["axis"]) for i in range(op.attrs["num"]))
+
+
+# -- tiling, padding, reversing, broadcasting ---------------------------------------------------
+@reference("Tile")
+def _tile(ctx, op, x, multiples):
+    return np.tile(np.asarray(x), _ints(multiples))
+
+
+def _pad_widths(op, x, paddings):
+    widths = np.asarray(paddings).reshape(-1, 2)
+    if widths.shape[0] != np.ndim(x) or (widths < 0).any():
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            f"The first dimension of paddings must be the rank of inputs"
+            f"{list(widths.shape)} {list(np.shape(x))}",
+        )
+    return [tuple(int(v) for v in row) for row in widths]
+
+
+@reference("Pad")
+def _pad(ctx, op, x, paddings):
+    return np.pad(np.asarray(x), _pad_widths(op, x, paddings))
+
+
+@reference("PadV2")
+def _pad_v2(ctx, op, x, paddings, value):
+    return np.pad(np.asarray(x), _pad_widths(op, x, paddings), constant_values=value)
+
+
+@reference("MirrorPad")
+def _mirror_pad(ctx, op, x, paddings):
+    widths = _pad_widths(op, x, paddings)
+    mode = op.attrs["mode"].decode().lower()
+    return np.pad(np.asarray(x), widths, mode=mode)
+
+
+@reference("ReverseV2")
+def _reverse_v2(ctx, op, x, axis):
+    return np.flip(np.asarray(x), tuple(_ints(axis))).copy()
+
+
+@reference("Reverse")
+def _reverse(ctx, op, x, dims):
+    flags = np.asarray(dims).reshape(-1)
+    return np.flip(np.asarray(x), tuple(np.flatnonzero(flags).tolist())).copy()
+
+
+@reference("BroadcastTo")
+def _broadcast_to(ctx, op, x, shape):
+    return np.broadcast_to(np.asarray(x), _ints(shape)).copy()
+
+
+# -- filling ------------------------------------------------------------------------------------
+@reference("Fill")
+def _fill(ctx, op, dims, value):
+    dims = _ints(dims)
+    if any(d < 0 for d in dims):
+        raise errors.InvalidArgumentError(
+            None, op, f"dims must be a vector of non-negative integers, got {dims}"
+        )
+    value = np.asarray(value)
+    return np.full(dims, value.reshape(()), dtype=value.dtype)
+
+
+@reference("ZerosLike")
+def _zeros_like(ctx, op, x):
+    x = np.asarray(x)
+    if x.dtype == object:
+        return np.full(x.shape, b"", dtype=object)
+    return np.zeros_like(x)
+
+
+@reference("OnesLike")
+def _ones_like(ctx, op, x):
+    return np.ones_like(np.asarray(x))

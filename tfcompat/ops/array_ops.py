@@ -1,11 +1,36 @@
-"""Array ops: placeholders, identity, and shape manipulation (TF's ``array_ops``)."""
+"""Array ops (TF's ``array_ops``): placeholders, identity, shapes, reshaping, joining and
+splitting, padding, filling; plus auto-packing of lists that hold Tensors.
+
+Slicing (``Slice``, ``StridedSlice``, ``Tensor.__getitem__``) lives in ``slicing_ops`` and
+gathering/scattering/one-hot/masks in ``gather_ops``; their wrappers are re-exported here
+at the bottom of the module, as TF's ``array_ops`` exposes them.
+"""
 
 from __future__ import annotations
 
-from tfcompat.framework import common_shapes, dtypes, graph as graph_lib, tensor_shape
+import numbers
+
+import numpy as np
+
+from tfcompat.framework import common_shapes, dtypes, tensor_shape
+from tfcompat.framework import graph as graph_lib
+from tfcompat.framework.constant_op import constant
+from tfcompat.framework.constant_value import (
+    CONSTANT_VALUE_FNS,
+    constant_value,
+    constant_value_as_shape,
+)
 from tfcompat.framework.op_def import register_op
-from tfcompat.framework.op_helper import apply_op, convert_to_tensor
+from tfcompat.framework.op_helper import (
+    apply_op,
+    convert_to_tensor,
+    register_tensor_conversion_function,
+)
+from tfcompat.framework.tensor import Tensor
+from tfcompat.framework.tensor_shape import TensorShape, unknown_shape
 from tfcompat.util.tf_export import tf_export
+
+newaxis = None  # tf.newaxis (exported by tfcompat.framework.scopes)
 
 # ---------------------------------------------------------------------------------------------
 # Placeholders
@@ -25,26 +50,29 @@ def placeholder(dtype, shape=None, name=None):
     return apply_op("Placeholder", name=name, dtype=dtypes.as_dtype(dtype), shape=shape).outputs[0]
 
 
+def _placeholder_with_default_shape(op):
+    shape = op.attrs["shape"]
+    if not shape.is_compatible_with(op.inputs[0].shape):
+        raise ValueError(
+            f"Incompatible shapes: input shape {op.inputs[0].shape} vs. placeholder shape {shape}"
+        )
+    return [shape]
+
+
 register_op(
     "PlaceholderWithDefault",
     inputs=["input: dtype"],
     outputs=["output: dtype"],
     attrs=["dtype: type", "shape: shape"],
-    shape_fn=lambda op: [op.attrs["shape"]],
+    shape_fn=_placeholder_with_default_shape,
 )
 
 
 @tf_export("placeholder_with_default")
 def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's argument name
     """``input`` unless fed; ``shape`` may be less specific than ``input``'s."""
-    input = convert_to_tensor(input)
-    shape = tensor_shape.as_shape(shape)
-    if not shape.is_compatible_with(input.shape):
-        raise ValueError(
-            f"Incompatible shapes: input shape {input.shape} vs. placeholder shape {shape}"
-        )
     return apply_op(
-        "PlaceholderWithDefault", name=name, input=input, dtype=input.dtype, shape=shape
+        "PlaceholderWithDefault", name=name, input=input, shape=tensor_shape.as_shape(shape)
     ).outputs[0]
 
 
@@ -52,7 +80,10 @@ def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's argu
 # Identity
 # ---------------------------------------------------------------------------------------------
 register_op(
-    "Identity", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
+    "Identity",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=["T: type"],
     shape_fn=common_shapes.unchanged,
 )
 
@@ -80,7 +111,10 @@ def identity_n(input, name=None):  # noqa: A002
 
 
 register_op(
-    "StopGradient", inputs=["input: T"], outputs=["output: T"], attrs=["T: type"],
+    "StopGradient",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=["T: type"],
     shape_fn=common_shapes.unchanged,
 )
 
@@ -91,4 +125,1049 @@ def stop_gradient(input, name=None):  # noqa: A002
     return apply_op("StopGradient", name=name, input=input).outputs[0]
 
 
-_ = graph_lib  # re-exported helpers use the default graph through apply_op
+# ---------------------------------------------------------------------------------------------
+# Helpers shared by the shape functions
+# ---------------------------------------------------------------------------------------------
+def _static_ints(tensor):
+    """The tensor's value as a flat list of Python ints when known at build time, else None."""
+    value = constant_value(tensor)
+    return None if value is None else [int(v) for v in np.asarray(value).reshape(-1)]
+
+
+def _static_int(tensor):
+    value = constant_value(tensor)
+    return None if value is None or np.ndim(value) != 0 else int(value)
+
+
+def _dims(shape):
+    """A shape's dims as a list of ints/None; None when the rank is unknown."""
+    return None if shape.rank is None else shape.as_list()
+
+
+def _shape_list_text(dims):
+    return "[" + ",".join("?" if d is None else str(d) for d in dims) + "]"
+
+
+def _canonical_axis(axis, rank, message):
+    if not -rank <= axis < rank:
+        raise ValueError(message)
+    return axis % rank if rank else 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Shape, ShapeN, Size, Rank
+# ---------------------------------------------------------------------------------------------
+_OUT_TYPE = "out_type: {int32, int64} = int32"
+
+
+def _shape_shape(op):
+    return [TensorShape([t.shape.rank]) for t in op.inputs]
+
+
+register_op(
+    "Shape",
+    inputs=["input: T"],
+    outputs=["output: out_type"],
+    attrs=["T: type", _OUT_TYPE],
+    shape_fn=_shape_shape,
+)
+register_op(
+    "ShapeN",
+    inputs=["input: N * T"],
+    outputs=["output: N * out_type"],
+    attrs=["N: int >= 1", "T: type", _OUT_TYPE],
+    shape_fn=_shape_shape,
+)
+register_op(
+    "Size",
+    inputs=["input: T"],
+    outputs=["output: out_type"],
+    attrs=["T: type", _OUT_TYPE],
+    shape_fn=common_shapes.scalar,
+)
+register_op(
+    "Rank",
+    inputs=["input: T"],
+    outputs=["output: int32"],
+    attrs=["T: type"],
+    shape_fn=common_shapes.scalar,
+)
+
+
+def _shape_as_tensor(shape, dtype=None, name=None):
+    """A fully defined TensorShape as a ``Const`` (int64 only if a dim needs it), as TF's
+    TensorShape-to-Tensor conversion builds it."""
+    shape = tensor_shape.as_shape(shape)
+    if not shape.is_fully_defined():
+        raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
+    dims = shape.as_list()
+    big = any(d >= 2**31 for d in dims)
+    if dtype is None:
+        dtype = dtypes.int64 if big else dtypes.int32
+    dtype = dtypes.as_dtype(dtype)
+    if dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(
+            f"Cannot convert TensorShape {shape} to dtype {dtype}. Allowed dtypes are "
+            "tf.int32 and tf.int64."
+        )
+    if dtype == dtypes.int32 and big:
+        raise ValueError(
+            f"Cannot convert TensorShape {shape} to dtype int32; a dimension is too large."
+        )
+    return constant(dims, dtype=dtype, name=name or "shape_as_tensor")
+
+
+register_tensor_conversion_function(
+    TensorShape, lambda s, dtype=None, name=None, as_ref=False: _shape_as_tensor(s, dtype, name)
+)
+
+
+def _scope(name, default):
+    """TF's ``name_scope(name, default_name)`` on the default graph."""
+    return graph_lib.get_default_graph().name_scope(name or default)
+
+
+def shape_internal(input, name=None, optimize=True, out_type=None):  # noqa: A002
+    """``tf.shape``; a fully defined static shape folds into a ``Const`` as in TF."""
+    with _scope(name, "Shape") as scope:
+        input = convert_to_tensor(input)
+        if optimize and input.shape.is_fully_defined():
+            if out_type is None:
+                return _shape_as_tensor(input.shape)
+            return constant(input.shape.as_list(), dtype=out_type, name=scope)
+        return apply_op(
+            "Shape", name=scope, input=input, out_type=out_type or dtypes.int32
+        ).outputs[0]
+
+
+@tf_export("shape")
+def shape(input, name=None, out_type=None):  # noqa: A002
+    """The shape of ``input`` as a 1-D int tensor (a Const when statically known)."""
+    return shape_internal(input, name, optimize=True, out_type=out_type or dtypes.int32)
+
+
+@tf_export("shape_n")
+def shape_n(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    """``ShapeN``: the shapes of a list of tensors."""
+    return apply_op("ShapeN", name=name, input=list(input), out_type=out_type).outputs
+
+
+@tf_export("size")
+def size(input, name=None, out_type=None):  # noqa: A002
+    """The number of elements of ``input`` (a Const when statically known)."""
+    out_type = dtypes.as_dtype(out_type or dtypes.int32)
+    with _scope(name, "Size") as scope:
+        input = convert_to_tensor(input)
+        dims = _dims(input.shape)
+        if input.shape.is_fully_defined():
+            return constant(input.shape.num_elements(), dtype=out_type, name=scope)
+        if dims and any(d == 0 for d in dims):
+            return constant(0, dtype=out_type, name=scope)
+        return apply_op("Size", name=scope, input=input, out_type=out_type).outputs[0]
+
+
+@tf_export("rank")
+def rank(input, name=None):  # noqa: A002
+    """The rank of ``input`` (a Const when statically known)."""
+    with _scope(name, "Rank") as scope:
+        input = convert_to_tensor(input)
+        if input.shape.rank is not None:
+            return constant(input.shape.rank, dtype=dtypes.int32, name=scope)
+        return apply_op("Rank", name=scope, input=input).outputs[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Reshape, ExpandDims, Squeeze, Transpose
+# ---------------------------------------------------------------------------------------------
+def _reshape_shape(op):
+    in_shape = op.inputs[0].shape
+    value = _static_ints(op.inputs[1])
+    if value is not None:
+        if sum(1 for d in value if d == -1) > 1:
+            minus = [i for i, d in enumerate(value) if d == -1]
+            raise ValueError(
+                f"Cannot infer multiple unknown dimensions in shape {value}: "
+                f"only one input size may be -1, not both {minus[0]} and {minus[1]}"
+            )
+        out = [None if d == -1 else d for d in value]
+    else:
+        out = _dims(constant_value_as_shape(op.inputs[1]))
+        if out is None:
+            return [unknown_shape()]
+    unknown = [i for i, d in enumerate(out) if d is None]
+    known = int(np.prod([d for d in out if d is not None], dtype=np.int64))
+    n_in = in_shape.num_elements()
+    if n_in is None:
+        return [TensorShape(out)]
+    if not unknown and known != n_in:
+        raise ValueError(
+            f"Cannot reshape a tensor with {n_in} elements to shape {_shape_list_text(out)} "
+            f"({known} elements)"
+        )
+    if len(unknown) == 1 and known > 0:
+        if n_in % known:
+            raise ValueError(f"Dimension size must be evenly divisible by {known} but is {n_in}")
+        out[unknown[0]] = n_in // known
+    return [TensorShape(out)]
+
+
+register_op(
+    "Reshape",
+    inputs=["tensor: T", "shape: Tshape"],
+    outputs=["output: T"],
+    attrs=["T: type", "Tshape: {int32, int64} = int32"],
+    shape_fn=_reshape_shape,
+)
+
+
+@tf_export("reshape", "manip.reshape")
+def reshape(tensor, shape, name=None):  # noqa: A002
+    """``tensor`` with its elements laid out in ``shape`` (one entry may be -1)."""
+    return apply_op("Reshape", name=name, tensor=tensor, shape=shape).outputs[0]
+
+
+def _expand_dims_shape(op):
+    dims = _dims(op.inputs[0].shape)
+    axis = _static_int(op.inputs[1])
+    if dims is None:
+        return [unknown_shape()]
+    if axis is None:
+        return [unknown_shape(rank=len(dims) + 1)]
+    rank = len(dims)
+    if not -rank - 1 <= axis <= rank:
+        raise ValueError(f"dim {axis} not in the interval [{-rank - 1}, {rank}].")
+    axis = axis + rank + 1 if axis < 0 else axis
+    return [TensorShape(dims[:axis] + [1] + dims[axis:])]
+
+
+register_op(
+    "ExpandDims",
+    inputs=["input: T", "dim: Tdim"],
+    outputs=["output: T"],
+    attrs=["T: type", "Tdim: {int32, int64} = int32"],
+    shape_fn=_expand_dims_shape,
+)
+
+
+@tf_export("expand_dims")
+def expand_dims(input, axis=None, name=None, dim=None):  # noqa: A002
+    """Inserts a dimension of size 1 at ``axis`` (``dim`` is the deprecated alias)."""
+    if axis is None:
+        axis = dim
+    elif dim is not None:
+        raise ValueError("Cannot specify both 'axis' and 'dim'")
+    if axis is None:
+        raise ValueError("Must specify an axis argument to tf.expand_dims()")
+    return apply_op("ExpandDims", name=name, input=input, dim=axis).outputs[0]
+
+
+def _squeeze_shape(op):
+    dims = _dims(op.inputs[0].shape)
+    if dims is None:
+        return [unknown_shape()]
+    rank = len(dims)
+    wanted = set()
+    for d in op.attrs["squeeze_dims"]:
+        if not -rank <= d < rank:
+            raise ValueError(f"Tried to squeeze dim index {d} for tensor with {rank} dimensions.")
+        wanted.add(d % rank)
+    out = []
+    for i, d in enumerate(dims):
+        if wanted:
+            if i in wanted:
+                if d is not None and d != 1:
+                    raise ValueError(
+                        f"Can not squeeze dim[{i}], expected a dimension of 1, got {d}"
+                    )
+                continue
+        elif d is None:
+            return [unknown_shape()]  # may or may not be squeezed
+        elif d == 1:
+            continue
+        out.append(d)
+    return [TensorShape(out)]
+
+
+register_op(
+    "Squeeze",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=["T: type", "squeeze_dims: list(int) >= 0 = []"],
+    shape_fn=_squeeze_shape,
+)
+
+
+@tf_export("squeeze")
+def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
+    """Removes size-1 dimensions (all of them, or those in ``axis``)."""
+    if axis is None:
+        axis = squeeze_dims
+    elif squeeze_dims is not None:
+        raise ValueError("Cannot specify both 'axis' and 'squeeze_dims'")
+    if np.isscalar(axis):
+        axis = [axis]
+    return apply_op("Squeeze", name=name, input=input, squeeze_dims=list(axis or [])).outputs[0]
+
+
+def _transpose_shape(op):
+    dims = _dims(op.inputs[0].shape)
+    perm = _static_ints(op.inputs[1])
+    perm_len = op.inputs[1].shape.as_list()[0] if op.inputs[1].shape.rank == 1 else None
+    rank = len(dims) if dims is not None else perm_len
+    if dims is not None and perm_len is not None and perm_len != len(dims):
+        raise ValueError(f"Dimension must be {len(dims)} but is {perm_len}")
+    if rank is None:
+        return [unknown_shape()]
+    if perm is None or dims is None:
+        return [unknown_shape(rank=rank)]
+    if sorted(p % rank if -rank <= p < rank else p for p in perm) != list(range(rank)):
+        raise ValueError(f"{perm} is not a permutation of 0..{rank - 1}")
+    return [TensorShape([dims[p] for p in perm])]
+
+
+for _name in ("Transpose", "ConjugateTranspose"):
+    register_op(
+        _name,
+        inputs=["x: T", "perm: Tperm"],
+        outputs=["y: T"],
+        attrs=["T: type", "Tperm: {int32, int64} = int32"],
+        shape_fn=_transpose_shape,
+    )
+
+
+@tf_export("transpose", "linalg.transpose")
+def transpose(a, perm=None, name="transpose", conjugate=False):
+    """Permutes the dimensions of ``a`` (reversed when ``perm`` is None)."""
+    with _scope(name, "transpose") as scope:
+        if not isinstance(a, Tensor):
+            a = convert_to_tensor(a, name="a")
+        op_type = "ConjugateTranspose" if conjugate and a.dtype.is_complex else "Transpose"
+        if perm is None:
+            if a.shape.rank is None:
+                # The reversed range of the run-time rank, built as TF builds it.
+                last = apply_op("Rank", input=a).outputs[0] - 1
+                perm = apply_op("Range", start=last, limit=-1, delta=-1).outputs[0]
+            else:
+                perm = np.arange(a.shape.rank - 1, -1, -1, dtype=np.int32)
+        return apply_op(op_type, name=scope, x=a, perm=perm).outputs[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Concat, Split, Pack, Unpack
+# ---------------------------------------------------------------------------------------------
+def _merge_dims(a, b, shapes):
+    if a is not None and b is not None and a != b:
+        raise ValueError(
+            f"Dimension {shapes[2]} in both shapes must be equal, but are {a} and {b}. Shapes "
+            f"are {_shape_list_text(shapes[0])} and {_shape_list_text(shapes[1])}."
+        )
+    return a if a is not None else b
+
+
+def _concat_shape_of(values, axis):
+    ranks = {t.shape.rank for t in values} - {None}
+    if len(ranks) > 1:
+        rs = sorted(ranks)
+        raise ValueError(f"Shape must be rank {rs[0]} but is rank {rs[1]}")
+    if not ranks:
+        return unknown_shape()
+    rank = ranks.pop()
+    if axis is None:
+        return unknown_shape(rank=rank)
+    if rank == 0:
+        raise ValueError("Can't concatenate scalars (use tf.stack instead)")
+    axis = _canonical_axis(
+        axis,
+        rank,
+        f"ConcatOp : Expected concatenating dimensions in the range [{-rank}, "
+        f"{rank}), but got {axis}",
+    )
+    out = None
+    for t in values:
+        dims = _dims(t.shape)
+        if dims is None:
+            continue
+        if out is None:
+            out = list(dims)
+            continue
+        size = None if out[axis] is None or dims[axis] is None else out[axis] + dims[axis]
+        rest_a = out[:axis] + out[axis + 1 :]
+        rest_b = dims[:axis] + dims[axis + 1 :]
+        merged = [
+            _merge_dims(x, y, (rest_a, rest_b, i)) for i, (x, y) in enumerate(zip(rest_a, rest_b))
+        ]
+        out = merged[:axis] + [size] + merged[axis:]
+    if any(t.shape.rank is None for t in values):
+        out[axis] = None
+    return TensorShape(out)
+
+
+def _concat_v2_shape(op):
+    return [_concat_shape_of(op.inputs[:-1], _static_int(op.inputs[-1]))]
+
+
+register_op(
+    "ConcatV2",
+    inputs=["values: N * T", "axis: Tidx"],
+    outputs=["output: T"],
+    attrs=["N: int >= 2", "T: type", "Tidx: {int32, int64} = int32"],
+    shape_fn=_concat_v2_shape,
+)
+register_op(
+    "Concat",
+    inputs=["concat_dim: int32", "values: N * T"],
+    outputs=["output: T"],
+    attrs=["N: int >= 2", "T: type"],
+    shape_fn=lambda op: [_concat_shape_of(op.inputs[1:], _static_int(op.inputs[0]))],
+)
+
+
+@tf_export("concat")
+def concat(values, axis, name="concat"):
+    """Joins ``values`` along ``axis``; a single value passes through an ``Identity``."""
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    if len(values) == 1:
+        with _scope(name, "concat"):
+            axis_t = convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32)
+            axis_t.shape.with_rank(0)
+            return identity(values[0], name=name)
+    return apply_op("ConcatV2", name=name, values=list(values), axis=axis).outputs[0]
+
+
+def _split_along(op, value, axis, sizes):
+    """Output shapes for splitting ``value`` along static-or-None ``axis`` into ``sizes``."""
+    dims = _dims(value.shape)
+    if dims is None:
+        return [unknown_shape()] * len(sizes)
+    if axis is None:
+        return [unknown_shape(rank=len(dims))] * len(sizes)
+    rank = len(dims)
+    axis = _canonical_axis(
+        axis, rank, f"Dimension size {axis} must be in the range [{-rank}, {rank})"
+    )
+    return [TensorShape(dims[:axis] + [s] + dims[axis + 1 :]) for s in sizes]
+
+
+def _split_shape(op):
+    value, num = op.inputs[1], op.attrs["num_split"]
+    axis = _static_int(op.inputs[0])
+    dims = _dims(value.shape)
+    size = None
+    if dims is not None and axis is not None and -len(dims) <= axis < len(dims):
+        size = dims[axis]
+        if size is not None:
+            if size % num:
+                raise ValueError(f"Dimension size must be evenly divisible by {num} but is {size}")
+            size //= num
+    return _split_along(op, value, axis, [size] * num)
+
+
+register_op(
+    "Split",
+    inputs=["split_dim: int32", "value: T"],
+    outputs=["output: num_split * T"],
+    attrs=["num_split: int >= 1", "T: type"],
+    shape_fn=_split_shape,
+)
+
+
+def _split_v_shape(op):
+    value, num = op.inputs[0], op.attrs["num_split"]
+    axis = _static_int(op.inputs[2])
+    sizes = _static_ints(op.inputs[1])
+    if sizes is None:
+        return _split_along(op, value, axis, [None] * num)
+    if len(sizes) != num:
+        raise ValueError(f"Length of size_splits should be {num} but is {len(sizes)}")
+    dims = _dims(value.shape)
+    total = None
+    if dims is not None and axis is not None and -len(dims) <= axis < len(dims):
+        total = dims[axis]
+    minus = [i for i, s in enumerate(sizes) if s == -1]
+    if len(minus) > 1:
+        raise ValueError(
+            f"Only one dimensions can have a value of -1. Second one found at dimension {minus[1]}"
+        )
+    known = sum(s for s in sizes if s != -1)
+    out = [None if s == -1 else s for s in sizes]
+    if total is not None:
+        if (not minus and known != total) or (minus and known > total):
+            raise ValueError(
+                f"can't split axis of size {total} into pieces of size "
+                f"[{','.join(str(s) for s in sizes)}]"
+            )
+        if minus:
+            out[minus[0]] = total - known
+    return _split_along(op, value, axis, out)
+
+
+register_op(
+    "SplitV",
+    inputs=["value: T", "size_splits: Tlen", "split_dim: int32"],
+    outputs=["output: num_split * T"],
+    attrs=["num_split: int >= 1", "T: type", "Tlen: {int8, int32, int64} = int64"],
+    shape_fn=_split_v_shape,
+)
+
+
+@tf_export("split")
+def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    """Splits ``value`` along ``axis`` into N equal parts (``Split``) or parts of the given
+    sizes (``SplitV``, one size may be -1)."""
+    if isinstance(num_or_size_splits, (numbers.Integral, tensor_shape.Dimension)):
+        return apply_op(
+            "Split",
+            name=name,
+            split_dim=axis,
+            value=value,
+            num_split=int(num_or_size_splits),
+        ).outputs
+    size_splits = convert_to_tensor(num_or_size_splits)
+    if size_splits.shape.rank == 0:
+        raise ValueError(
+            "Rank-0 tensors are not supported as the num_or_size_splits argument to split. "
+            f"Argument provided: {num_or_size_splits}"
+        )
+    if num is None:
+        if size_splits.shape.rank is not None:
+            num = size_splits.shape.as_list()[0]
+        if num is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {num_or_size_splits}")
+    return apply_op(
+        "SplitV",
+        name=name,
+        value=value,
+        size_splits=size_splits,
+        split_dim=axis,
+        num_split=num,
+    ).outputs
+
+
+def _merged_shape(tensors):
+    out = unknown_shape()
+    for t in tensors:
+        try:
+            out = out.merge_with(t.shape)
+        except ValueError:
+            a, b = _dims(out), _dims(t.shape)
+            if len(a) != len(b):
+                raise ValueError(
+                    f"Shapes must be equal rank, but are {len(a)} and {len(b)}"
+                ) from None
+            for i, (x, y) in enumerate(zip(a, b)):
+                _merge_dims(x, y, (a, b, i))
+    return out
+
+
+def _pack_shape(op):
+    dims = _dims(_merged_shape(op.inputs))
+    if dims is None:
+        return [unknown_shape()]
+    rank = len(dims) + 1
+    axis = _canonical_axis(
+        op.attrs["axis"],
+        rank,
+        f"Invalid axis: {op.attrs['axis']}; must be in [{-rank},{rank})",
+    )
+    return [TensorShape(dims[:axis] + [op.attrs["N"]] + dims[axis:])]
+
+
+register_op(
+    "Pack",
+    inputs=["values: N * T"],
+    outputs=["output: T"],
+    attrs=["N: int >= 1", "T: type", "axis: int = 0"],
+    shape_fn=_pack_shape,
+)
+
+
+def _unpack_shape(op):
+    dims = _dims(op.inputs[0].shape)
+    num = op.attrs["num"]
+    if dims is None:
+        return [unknown_shape()] * num
+    rank = len(dims)
+    axis = _canonical_axis(
+        op.attrs["axis"], rank, f"Invalid axis: {op.attrs['axis']}; must be in [{-rank},{rank})"
+    )
+    if dims[axis] is not None and dims[axis] != num:
+        raise ValueError(f"Dimension must be {num} but is {dims[axis]}")
+    return [TensorShape(dims[:axis] + dims[axis + 1 :])] * num
+
+
+register_op(
+    "Unpack",
+    inputs=["value: T"],
+    outputs=["output: num * T"],
+    attrs=["num: int >= 0", "T: type", "axis: int = 0"],
+    shape_fn=_unpack_shape,
+)
+
+
+@tf_export("stack")
+def stack(values, axis=0, name="stack"):
+    """Packs a list of rank-R tensors into one rank-(R+1) tensor along ``axis``."""
+    if axis == 0:
+        try:
+            return convert_to_tensor(values, name=name)
+        except (TypeError, ValueError, NotImplementedError):
+            pass  # the list holds Tensors of other dtypes or shapes: let Pack report it
+    first_shape = convert_to_tensor(values[0], name=name).shape
+    if first_shape.rank is not None:
+        expanded = first_shape.rank + 1
+        if not -expanded <= axis < expanded:
+            raise ValueError(f"Argument `axis` = {axis} not in range [{-expanded}, {expanded})")
+    return apply_op("Pack", name=name, values=list(values), axis=axis).outputs[0]
+
+
+@tf_export("unstack")
+def unstack(value, num=None, axis=0, name="unstack"):
+    """Splits ``value`` along ``axis`` into a list of its slices (``num`` inferred)."""
+    if num is None:
+        value = convert_to_tensor(value)
+        dims = _dims(value.shape)
+        if dims is not None:
+            if not -len(dims) <= axis < len(dims):
+                raise ValueError(
+                    f"Argument `axis` = {axis} not in range [{-len(dims)}, {len(dims)})"
+                )
+            num = dims[axis]
+        if num is None:
+            raise ValueError(f"Cannot infer argument `num` from shape {value.shape}")
+    return apply_op("Unpack", name=name, value=value, num=num, axis=axis).outputs
+
+
+# ---------------------------------------------------------------------------------------------
+# Auto-packing: lists holding Tensors convert to Pack ops (TF's conversion for list/tuple)
+# ---------------------------------------------------------------------------------------------
+def _nested_tensor_dtype(values):
+    """The dtype of the first Tensor found in nested lists, or None if there is none."""
+    for v in values:
+        if isinstance(v, Tensor):
+            return v.dtype.base_dtype
+        if isinstance(v, (list, tuple)):
+            found = _nested_tensor_dtype(v)
+            if found is not None:
+                return found
+    return None
+
+
+def _autopack(values, dtype, name):
+    """Packs each nested level that holds a Tensor; scopes are the list indices."""
+    graph = graph_lib.get_default_graph()
+    must_pack = False
+    items = []
+    with graph.name_scope(name) as scope:
+        for i, v in enumerate(values):
+            if isinstance(v, Tensor):
+                if v.dtype.base_dtype != dtype:
+                    raise TypeError(
+                        f"Cannot convert a list containing a tensor of dtype {v.dtype} to "
+                        f"{dtype} (Tensor is: {v!r})"
+                    )
+                must_pack = True
+            elif isinstance(v, (list, tuple)):
+                v = _autopack(v, dtype, str(i))
+                must_pack = must_pack or isinstance(v, Tensor)
+            items.append(v)
+        if not must_pack:
+            return items
+        tensors = [
+            v if isinstance(v, Tensor) else constant(v, dtype=dtype, name=str(i))
+            for i, v in enumerate(items)
+        ]
+        return apply_op("Pack", name=scope, values=tensors).outputs[0]
+
+
+def _autopacking_conversion(value, dtype=None, name=None, as_ref=False):
+    inferred = _nested_tensor_dtype(value)
+    if as_ref or inferred is None:
+        return NotImplemented  # plain Python/numpy data: a Const
+    if dtype is not None and dtypes.as_dtype(dtype) != inferred:
+        raise TypeError(f"Cannot convert a list containing a tensor of dtype {inferred} to {dtype}")
+    return _autopack(value, inferred, name or "packed")
+
+
+register_tensor_conversion_function((list, tuple), _autopacking_conversion, priority=99)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tile, Pad, Reverse, BroadcastTo
+# ---------------------------------------------------------------------------------------------
+def _tile_shape(op):
+    dims = _dims(op.inputs[0].shape)
+    multiples = _dims(constant_value_as_shape(op.inputs[1]))
+    if dims is None:
+        return [unknown_shape() if multiples is None else unknown_shape(rank=len(multiples))]
+    if multiples is None:
+        return [unknown_shape(rank=len(dims))]
+    if len(multiples) != len(dims):
+        raise ValueError(f"Shape must be rank {len(dims)} but is rank {len(multiples)}")
+    return [
+        TensorShape([None if d is None or m is None else d * m for d, m in zip(dims, multiples)])
+    ]
+
+
+register_op(
+    "Tile",
+    inputs=["input: T", "multiples: Tmultiples"],
+    outputs=["output: T"],
+    attrs=["T: type", "Tmultiples: {int32, int64} = int32"],
+    shape_fn=_tile_shape,
+)
+
+
+@tf_export("tile", "manip.tile")
+def tile(input, multiples, name=None):  # noqa: A002
+    """Repeats ``input`` ``multiples[i]`` times along dimension i."""
+    return apply_op("Tile", name=name, input=input, multiples=multiples).outputs[0]
+
+
+def _pad_shape(op):
+    dims = _dims(op.inputs[0].shape)
+    pad_shape = _dims(op.inputs[1].shape)
+    rank = len(dims) if dims is not None else None
+    if pad_shape is not None and pad_shape[0] is not None:
+        if rank is not None and pad_shape[0] != rank:
+            raise ValueError(f"Dimension must be {rank} but is {pad_shape[0]}")
+        rank = pad_shape[0]
+    if rank is None:
+        return [unknown_shape()]
+    paddings = constant_value(op.inputs[1])
+    if paddings is None or dims is None:
+        return [unknown_shape(rank=rank)]
+    paddings = np.asarray(paddings).reshape(rank, 2)
+    if (paddings < 0).any():
+        raise ValueError(
+            f"The first dimension of paddings must be non-negative: {paddings.tolist()}"
+        )
+    if op.type == "MirrorPad":
+        limit = 0 if op.attrs["mode"] == b"REFLECT" else 1
+        for d, (lo, hi) in zip(dims, paddings.tolist()):
+            if d is not None and (lo > d - 1 + limit or hi > d - 1 + limit):
+                raise ValueError(
+                    f"paddings must be no greater than the dimension size: {lo}, {hi} "
+                    f"greater than {d - 1 + limit}"
+                )
+    return [TensorShape([None if d is None else d + int(p.sum()) for d, p in zip(dims, paddings)])]
+
+
+_PAD_ATTRS = ["T: type", "Tpaddings: {int32, int64} = int32"]
+register_op(
+    "Pad",
+    inputs=["input: T", "paddings: Tpaddings"],
+    outputs=["output: T"],
+    attrs=_PAD_ATTRS,
+    shape_fn=_pad_shape,
+)
+register_op(
+    "PadV2",
+    inputs=["input: T", "paddings: Tpaddings", "constant_values: T"],
+    outputs=["output: T"],
+    attrs=_PAD_ATTRS,
+    shape_fn=_pad_shape,
+)
+register_op(
+    "MirrorPad",
+    inputs=["input: T", "paddings: Tpaddings"],
+    outputs=["output: T"],
+    attrs=_PAD_ATTRS + ["mode: {'REFLECT', 'SYMMETRIC'}"],
+    shape_fn=_pad_shape,
+)
+
+
+@tf_export("pad")
+def pad(tensor, paddings, mode="CONSTANT", name=None, constant_values=0):
+    """Pads ``tensor``: ``Pad`` (zeros), ``PadV2`` (other constants) or ``MirrorPad``."""
+    mode = mode.upper()
+    if mode == "CONSTANT":
+        if (
+            not isinstance(constant_values, Tensor)
+            and np.ndim(constant_values) == 0
+            and constant_values == np.zeros_like(constant_values)
+        ):
+            return apply_op("Pad", name=name, input=tensor, paddings=paddings).outputs[0]
+        return apply_op(
+            "PadV2", name=name, input=tensor, paddings=paddings, constant_values=constant_values
+        ).outputs[0]
+    if mode in ("REFLECT", "SYMMETRIC"):
+        return apply_op("MirrorPad", name=name, input=tensor, paddings=paddings, mode=mode).outputs[
+            0
+        ]
+    raise ValueError(
+        'Value of argument `mode` expected to be one of "CONSTANT", "REFLECT", or '
+        f'"SYMMETRIC". Received `mode` = {mode}'
+    )
+
+
+_REVERSE_TYPES = (
+    "{uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, bfloat16, half, float, "
+    "double, complex64, complex128, string}"
+)
+
+
+def _reverse_v2_shape(op):
+    dims = _dims(op.inputs[0].shape)
+    axes = _static_ints(op.inputs[1])
+    if dims is not None and axes is not None:
+        rank = len(dims)
+        seen = set()
+        for a in axes:
+            if not -rank <= a < rank:
+                raise ValueError(f"'axis'[{a}] = {a} is out of valid range [{-rank}, {rank - 1}]")
+            if a % rank in seen:
+                raise ValueError(f"axis {a % rank} specified more than once.")
+            seen.add(a % rank)
+    return [op.inputs[0].shape]
+
+
+register_op(
+    "ReverseV2",
+    inputs=["tensor: T", "axis: Tidx"],
+    outputs=["output: T"],
+    attrs=["Tidx: {int32, int64} = int32", f"T: {_REVERSE_TYPES}"],
+    shape_fn=_reverse_v2_shape,
+)
+
+
+def _reverse_shape(op):
+    dims, flags = op.inputs[0].shape, op.inputs[1].shape
+    if dims.rank is not None and flags.rank == 1 and flags[0].value not in (None, dims.rank):
+        raise ValueError(f"Dimension must be {dims.rank} but is {flags[0].value}")
+    return [dims]
+
+
+register_op(
+    "Reverse",
+    inputs=["tensor: T", "dims: bool"],
+    outputs=["output: T"],
+    attrs=[f"T: {_REVERSE_TYPES}"],
+    shape_fn=_reverse_shape,
+)
+
+
+@tf_export("reverse", "reverse_v2", "manip.reverse")
+def reverse(tensor, axis, name=None):
+    """Reverses ``tensor`` along the dimensions in ``axis`` (``ReverseV2``)."""
+    return apply_op("ReverseV2", name=name, tensor=tensor, axis=axis).outputs[0]
+
+
+def _broadcast_to_shape(op):
+    target = _dims(constant_value_as_shape(op.inputs[1]))
+    dims = _dims(op.inputs[0].shape)
+    if target is None:
+        return [unknown_shape()]
+    if dims is None:
+        return [TensorShape(target)]
+    if len(dims) > len(target):
+        raise ValueError(
+            f"Rank of input ({len(dims)}) must be no greater than rank of output shape "
+            f"({len(target)})."
+        )
+    out = list(target)
+    for i in range(1, len(dims) + 1):
+        d, t = dims[-i], target[-i]
+        if t is None:
+            out[-i] = d if d is not None and d != 1 else None
+        elif d is not None and d != 1 and d != t:
+            raise ValueError(
+                f"Incompatible shapes: {_shape_list_text(dims)} vs. {_shape_list_text(target)}"
+            )
+    return [TensorShape(out)]
+
+
+register_op(
+    "BroadcastTo",
+    inputs=["input: T", "shape: Tidx"],
+    outputs=["output: T"],
+    attrs=["T: type", "Tidx: {int32, int64} = int32"],
+    shape_fn=_broadcast_to_shape,
+)
+
+
+@tf_export("broadcast_to")
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    """Broadcasts ``input`` to ``shape`` with numpy rules."""
+    return apply_op("BroadcastTo", name=name, input=input, shape=shape).outputs[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Fill, ZerosLike, OnesLike and the zeros/ones family
+# ---------------------------------------------------------------------------------------------
+def _fill_shape(op):
+    if op.inputs[0].shape.rank not in (None, 1):
+        raise ValueError(f"Shape must be rank 1 but is rank {op.inputs[0].shape.rank}")
+    if op.inputs[1].shape.rank not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {op.inputs[1].shape.rank}")
+    dims = constant_value(op.inputs[0])
+    if dims is not None and (np.asarray(dims) < 0).any():
+        raise ValueError(f"Fill dimensions must be >= 0, got {np.asarray(dims).tolist()}")
+    return [constant_value_as_shape(op.inputs[0])]
+
+
+register_op(
+    "Fill",
+    inputs=["dims: index_type", "value: T"],
+    outputs=["output: T"],
+    attrs=["T: type", "index_type: {int32, int64} = int32"],
+    shape_fn=_fill_shape,
+)
+register_op(
+    "ZerosLike",
+    inputs=["x: T"],
+    outputs=["y: T"],
+    attrs=["T: type"],
+    shape_fn=common_shapes.unchanged,
+)
+register_op(
+    "OnesLike",
+    inputs=["x: T"],
+    outputs=["y: T"],
+    attrs=[
+        "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, "
+        "uint64, complex64, complex128, bool}"
+    ],
+    shape_fn=common_shapes.unchanged,
+)
+
+
+@tf_export("fill")
+def fill(dims, value, name=None):
+    """A tensor of shape ``dims`` filled with the scalar ``value`` (``Fill``)."""
+    return apply_op("Fill", name=name, dims=dims, value=value).outputs[0]
+
+
+def _static_shape_list(shape):
+    """``shape`` (list, tuple, TensorShape, ndarray) as a list of ints, or None if it holds
+    Tensors or unknown dimensions."""
+    if isinstance(shape, Tensor):
+        return None
+    try:
+        s = tensor_shape.as_shape(shape)
+    except (TypeError, ValueError):
+        return None
+    return s.as_list() if s.is_fully_defined() else None
+
+
+def _filled(shape, dtype, value, name, default_name):
+    """TF's zeros/ones: a ``Const`` when the shape is static with under 1000 elements, else
+    ``Fill`` of a shape tensor and a scalar ``Const``."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    with _scope(name, default_name) as scope:
+        if not isinstance(shape, Tensor):
+            static = _static_shape_list(shape)
+            if static is not None and np.prod(static) < 1000:
+                return constant(value, dtype=dtype, shape=static, name=scope)
+            if static is not None:
+                shape = _shape_as_tensor(TensorShape(static))
+            else:
+                shape = convert_to_tensor(shape, dtype=dtypes.int32)
+        if shape.shape.rank is None or shape.shape.rank == 0:
+            shape = reshape(shape, [-1])
+        return fill(shape, constant(value, dtype=dtype), name=scope)
+
+
+def _zero_of(dtype):
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    if dtype == dtypes.bool:
+        return False
+    if dtype == dtypes.string:
+        return ""
+    return 0
+
+
+@tf_export("zeros")
+def zeros(shape, dtype=dtypes.float32, name=None):
+    """A tensor of zeros (``Const`` when small and static, ``Fill`` otherwise)."""
+    return _filled(shape, dtype, _zero_of(dtype), name, "zeros")
+
+
+@tf_export("ones")
+def ones(shape, dtype=dtypes.float32, name=None):
+    """A tensor of ones (``Const`` when small and static, ``Fill`` otherwise)."""
+    one = True if dtypes.as_dtype(dtype).base_dtype == dtypes.bool else 1
+    return _filled(shape, dtype, one, name, "ones")
+
+
+@tf_export("zeros_like")
+def zeros_like(tensor, dtype=None, name=None, optimize=True):
+    """Zeros shaped like ``tensor``: static shapes fold to ``zeros``; else ``ZerosLike`` (or
+    ``Fill`` of its shape when ``dtype`` changes)."""
+    with _scope(name, "zeros_like") as scope:
+        if not isinstance(tensor, Tensor):
+            tensor = convert_to_tensor(tensor, name="tensor")
+        dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype
+        if optimize and tensor.shape.is_fully_defined() and tensor.dtype != dtypes.variant:
+            return zeros(tensor.shape, dtype=dtype or tensor.dtype, name=scope)
+        if dtype is not None and dtype != tensor.dtype.base_dtype:
+            return zeros(shape_internal(tensor, optimize=optimize), dtype=dtype, name=scope)
+        return apply_op("ZerosLike", name=scope, x=tensor).outputs[0]
+
+
+@tf_export("ones_like")
+def ones_like(tensor, dtype=None, name=None, optimize=True):
+    """Ones shaped like ``tensor``: ``Fill`` of its shape (a Const when static)."""
+    with _scope(name, "ones_like") as scope:
+        tensor = convert_to_tensor(tensor, name="tensor")
+        ones_shape = shape_internal(tensor, optimize=optimize)
+        result = ones(ones_shape, dtype=dtype or tensor.dtype.base_dtype, name=scope)
+        result.set_shape(tensor.shape)
+        return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Build-time values of array ops (TF's constant_value covers these)
+# ---------------------------------------------------------------------------------------------
+def _fold_fill(op, index):
+    dims, value = constant_value(op.inputs[0]), constant_value(op.inputs[1])
+    if dims is None or value is None:
+        return None
+    return np.full([int(d) for d in dims], value, dtype=op.attrs["T"].as_numpy_dtype)
+
+
+def _fold_unpack(op, index):
+    value = constant_value(op.inputs[0])
+    return None if value is None else np.take(value, index, axis=op.attrs["axis"])
+
+
+def _fold_reshape(op, index):
+    value, shape_value = constant_value(op.inputs[0]), constant_value(op.inputs[1])
+    if value is None or shape_value is None:
+        return None
+    return np.reshape(value, [int(d) for d in shape_value])
+
+
+def _fold_expand_dims(op, index):
+    value, axis = constant_value(op.inputs[0]), constant_value(op.inputs[1])
+    return None if value is None or axis is None else np.expand_dims(value, int(axis))
+
+
+CONSTANT_VALUE_FNS.update(
+    {
+        "Fill": _fold_fill,
+        "Unpack": _fold_unpack,
+        "Reshape": _fold_reshape,
+        "ExpandDims": _fold_expand_dims,
+    }
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Re-exports: TF's array_ops also holds the slicing and gathering wrappers
+# ---------------------------------------------------------------------------------------------
+from tfcompat.ops.gather_ops import (  # noqa: E402, F401
+    boolean_mask,
+    diag,
+    gather,
+    gather_nd,
+    matrix_band_part,
+    matrix_diag,
+    matrix_diag_part,
+    one_hot,
+    scatter_nd,
+    sequence_mask,
+    tensor_diag_part,
+    unique,
+)
+from tfcompat.ops.slicing_ops import slice, strided_slice  # noqa: E402, F401, A004

@@ -1,0 +1,153 @@
+"""JAX lowerings of gather/scatter, one-hot and band/diagonal ops.
+
+Out-of-range indices cannot raise inside an XLA computation; these rules follow TF's GPU
+kernels instead: gathers read zeros for them and ScatterNd drops their updates (the
+reference kernels raise InvalidArgumentError as TF's CPU kernels do).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from lowering.array import static_int, static_ints, static_value
+from lowering.registry import lowering
+from tfcompat.ops.gather_ops import single_diagonal
+
+
+def _take(params, indices, axis):
+    """``params`` gathered at ``indices`` along ``axis``; zeros where out of range."""
+    n = params.shape[axis]
+    valid = (indices >= 0) & (indices < n)
+    taken = jnp.take(params, jnp.where(valid, indices, 0), axis=axis)
+    mask = valid.reshape(valid.shape + (1,) * (params.ndim - axis - 1))
+    return jnp.where(mask, taken, jnp.zeros((), params.dtype))
+
+
+def gather(params, indices, axis, batch_dims):
+    take = lambda p, i: _take(p, i, axis - batch_dims)  # noqa: E731
+    for _ in range(batch_dims):
+        take = jax.vmap(take)
+    return take(params, indices)
+
+
+@lowering("GatherV2")
+def _gather_v2(ctx, op, params, indices, axis):
+    params, indices = jnp.asarray(params), jnp.asarray(indices)
+    axis = static_int(op, 2, axis)
+    batch_dims = op.attrs["batch_dims"]
+    if batch_dims < 0:
+        batch_dims += indices.ndim
+    return gather(params, indices, axis % params.ndim, batch_dims)
+
+
+@lowering("Gather")
+def _gather(ctx, op, params, indices):
+    return _take(jnp.asarray(params), jnp.asarray(indices), 0)
+
+
+@lowering("GatherNd")
+def _gather_nd(ctx, op, params, indices):
+    params, indices = jnp.asarray(params), jnp.asarray(indices)
+    depth = indices.shape[-1]
+    bounds = jnp.asarray(params.shape[:depth], dtype=indices.dtype)
+    valid = jnp.all((indices >= 0) & (indices < bounds), axis=-1)
+    safe = jnp.where(valid[..., None], indices, 0)
+    taken = params[tuple(jnp.moveaxis(safe, -1, 0))]
+    mask = valid.reshape(valid.shape + (1,) * (params.ndim - depth))
+    return jnp.where(mask, taken, jnp.zeros((), params.dtype))
+
+
+@lowering("ScatterNd")
+def _scatter_nd(ctx, op, indices, updates, shape):
+    shape = static_ints(op, 2, shape)
+    indices = jnp.asarray(indices)
+    depth = indices.shape[-1]
+    bounds = jnp.asarray(shape[:depth], dtype=indices.dtype)
+    valid = jnp.all((indices >= 0) & (indices < bounds), axis=-1, keepdims=True)
+    # Invalid rows point past the end, where mode="drop" discards them.
+    safe = jnp.where(valid, indices, bounds)
+    out = jnp.zeros(shape, dtype=jnp.asarray(updates).dtype)
+    return out.at[tuple(jnp.moveaxis(safe, -1, 0))].add(updates, mode="drop")
+
+
+@lowering("OneHot")
+def _one_hot(ctx, op, indices, depth, on_value, off_value):
+    depth = static_int(op, 1, depth)
+    indices = jnp.asarray(indices)
+    hits = indices[..., None] == jnp.arange(depth, dtype=indices.dtype)
+    out = jnp.where(hits, on_value, off_value)
+    axis = op.attrs["axis"]
+    return out if axis == -1 else jnp.moveaxis(out, -1, axis)
+
+
+def _band_mask(rows, cols, num_lower, num_upper):
+    i = jnp.arange(rows)[:, None]
+    j = jnp.arange(cols)[None, :]
+    lower_ok = (num_lower < 0) | (i - j <= num_lower)
+    upper_ok = (num_upper < 0) | (j - i <= num_upper)
+    return lower_ok & upper_ok
+
+
+@lowering("MatrixBandPart")
+def _matrix_band_part(ctx, op, x, num_lower, num_upper):
+    x = jnp.asarray(x)
+    mask = _band_mask(x.shape[-2], x.shape[-1], num_lower, num_upper)
+    return jnp.where(mask, x, jnp.zeros((), x.dtype))
+
+
+@lowering("Diag")
+def _diag(ctx, op, d):
+    d = jnp.asarray(d)
+    return jnp.diag(d.reshape(-1)).reshape(d.shape + d.shape)
+
+
+@lowering("DiagPart")
+def _diag_part(ctx, op, x):
+    x = jnp.asarray(x)
+    half = x.shape[: x.ndim // 2]
+    n = int(jnp.size(x) ** 0.5 + 0.5)
+    return jnp.diagonal(x.reshape(n, n)).reshape(half)
+
+
+def _diag_matrix(d, k, rows, cols, padding):
+    """Matrices of shape (rows, cols) holding ``d`` on diagonal ``k``, ``padding`` elsewhere."""
+    i = jnp.arange(rows)[:, None]
+    j = jnp.arange(cols)[None, :]
+    on_diag = (j - i) == k
+    position = jnp.clip(i if k >= 0 else j, 0, d.shape[-1] - 1)
+    values = jnp.take(d, position, axis=-1)  # [..., rows, cols]
+    return jnp.where(on_diag, values, padding)
+
+
+@lowering("MatrixDiag")
+def _matrix_diag(ctx, op, d):
+    d = jnp.asarray(d)
+    n = d.shape[-1]
+    return _diag_matrix(d, 0, n, n, jnp.zeros((), d.dtype))
+
+
+@lowering("MatrixDiagPart")
+def _matrix_diag_part(ctx, op, x):
+    return jnp.diagonal(x, axis1=-2, axis2=-1)
+
+
+@lowering("MatrixDiagV3")
+def _matrix_diag_v3(ctx, op, d, k, num_rows, num_cols, padding):
+    d = jnp.asarray(d)
+    k = single_diagonal(static_value(op, 1, k))
+    side = d.shape[-1] + abs(k)
+    rows, cols = static_int(op, 2, num_rows), static_int(op, 3, num_cols)
+    return _diag_matrix(
+        d,
+        k,
+        side if rows == -1 else rows,
+        side if cols == -1 else cols,
+        jnp.asarray(padding, d.dtype),
+    )
+
+
+@lowering("MatrixDiagPartV3")
+def _matrix_diag_part_v3(ctx, op, x, k, padding):
+    k = single_diagonal(static_value(op, 1, k))
+    return jnp.diagonal(x, offset=k, axis1=-2, axis2=-1)

@@ -1,0 +1,179 @@
+"""Numpy reference kernels of gather/scatter, one-hot, unique and band/diagonal ops.
+Out-of-range indices raise InvalidArgumentError naming the op, as TF's CPU kernels do."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lowering.registry import reference
+from tfcompat.framework import errors
+from tfcompat.ops.gather_ops import single_diagonal
+
+
+def _fail(op, message):
+    raise errors.InvalidArgumentError(None, op, f"{message}\n\t [[{{{{node {op.name}}}}}]]")
+
+
+def _check_range(op, indices, limit):
+    bad = np.argwhere((indices < 0) | (indices >= limit))
+    if bad.size:
+        where = ",".join(str(int(v)) for v in bad[0])
+        _fail(op, f"indices[{where}] = {indices[tuple(bad[0])]} is not in [0, {limit})")
+
+
+def _gather(params, indices, axis, batch_dims):
+    if batch_dims == 0:
+        return np.take(params, indices, axis=axis)
+    return np.stack([_gather(p, i, axis - 1, batch_dims - 1) for p, i in zip(params, indices)])
+
+
+@reference("GatherV2")
+def _gather_v2(ctx, op, params, indices, axis):
+    params, indices = np.asarray(params), np.asarray(indices)
+    axis = int(axis) % params.ndim
+    batch_dims = op.attrs["batch_dims"] % indices.ndim if indices.ndim else 0
+    _check_range(op, indices, params.shape[axis])
+    return _gather(params, indices, axis, batch_dims)
+
+
+@reference("Gather")
+def _gather_v1(ctx, op, params, indices):
+    params, indices = np.asarray(params), np.asarray(indices)
+    _check_range(op, indices, params.shape[0])
+    return np.take(params, indices, axis=0)
+
+
+@reference("GatherNd")
+def _gather_nd(ctx, op, params, indices):
+    params, indices = np.asarray(params), np.asarray(indices)
+    depth = indices.shape[-1]
+    flat = indices.reshape(-1, depth)
+    for row, index in enumerate(flat):
+        for k, v in enumerate(index):
+            if not 0 <= v < params.shape[k]:
+                _fail(
+                    op,
+                    f"indices[{row}] = [{', '.join(map(str, index))}] does not index "
+                    f"into param shape [{', '.join(map(str, params.shape))}]",
+                )
+    out = (
+        np.stack([params[tuple(i)] for i in flat])
+        if len(flat)
+        else np.zeros((0,) + params.shape[depth:], params.dtype)
+    )
+    return out.reshape(indices.shape[:-1] + params.shape[depth:])
+
+
+@reference("ScatterNd")
+def _scatter_nd(ctx, op, indices, updates, shape):
+    indices, updates = np.asarray(indices), np.asarray(updates)
+    shape = [int(d) for d in np.asarray(shape).reshape(-1)]
+    depth = indices.shape[-1]
+    out = np.zeros(shape, dtype=updates.dtype)
+    flat_updates = updates.reshape((-1,) + tuple(shape[depth:]))
+    for index, update in zip(indices.reshape(-1, depth), flat_updates):
+        if any(not 0 <= v < shape[k] for k, v in enumerate(index)):
+            _fail(
+                op,
+                f"indices[{','.join(map(str, index))}] = [{', '.join(map(str, index))}] "
+                f"does not index into shape [{','.join(map(str, shape))}]",
+            )
+        out[tuple(index)] += update
+    return out
+
+
+@reference("OneHot")
+def _one_hot(ctx, op, indices, depth, on_value, off_value):
+    indices = np.asarray(indices)
+    depth = int(depth)
+    if depth < 0:
+        _fail(op, f"depth must be non-negative, got: {depth}")
+    out = np.full(indices.shape + (depth,), off_value, dtype=np.asarray(on_value).dtype)
+    hit = (indices >= 0) & (indices < depth)
+    out[hit, indices[hit]] = on_value
+    axis = op.attrs["axis"]
+    return out if axis == -1 else np.moveaxis(out, -1, axis)
+
+
+@reference("Unique")
+def _unique(ctx, op, x):
+    x = np.asarray(x)
+    if x.ndim != 1:
+        _fail(op, "unique expects a 1D vector.")
+    first = {}
+    idx = np.empty(x.shape, dtype=op.attrs["out_idx"].as_numpy_dtype)
+    for i, v in enumerate(x.tolist()):
+        idx[i] = first.setdefault(v, len(first))
+    y = np.empty(len(first), dtype=x.dtype)
+    for v, k in first.items():
+        y[k] = v
+    return y, idx
+
+
+@reference("MatrixBandPart")
+def _matrix_band_part(ctx, op, x, num_lower, num_upper):
+    x = np.asarray(x)
+    rows, cols = x.shape[-2:]
+    lower, upper = int(num_lower), int(num_upper)
+    if lower > rows or upper > cols:
+        _fail(
+            op,
+            f"num_lower must be negative or less or equal to number of rows ({rows}) got: {lower}",
+        )
+    keep = np.zeros((rows, cols), dtype=bool)
+    for i in range(rows):
+        for j in range(cols):
+            keep[i, j] = (lower < 0 or i - j <= lower) and (upper < 0 or j - i <= upper)
+    return np.where(keep, x, np.zeros((), x.dtype))
+
+
+@reference("Diag")
+def _diag(ctx, op, d):
+    d = np.asarray(d)
+    n = d.size
+    out = np.zeros((n, n), dtype=d.dtype)
+    out[np.arange(n), np.arange(n)] = d.reshape(-1)
+    return out.reshape(d.shape + d.shape)
+
+
+@reference("DiagPart")
+def _diag_part(ctx, op, x):
+    x = np.asarray(x)
+    half = x.shape[: x.ndim // 2]
+    n = int(np.prod(half))
+    return x.reshape(n, n)[np.arange(n), np.arange(n)].reshape(half)
+
+
+def _diag_matrices(d, k, rows, cols, padding):
+    out = np.full(d.shape[:-1] + (rows, cols), padding, dtype=d.dtype)
+    for n in range(d.shape[-1]):
+        i, j = (n, n + k) if k >= 0 else (n - k, n)
+        if i < rows and j < cols:
+            out[..., i, j] = d[..., n]
+    return out
+
+
+@reference("MatrixDiag")
+def _matrix_diag(ctx, op, d):
+    d = np.asarray(d)
+    return _diag_matrices(d, 0, d.shape[-1], d.shape[-1], 0)
+
+
+@reference("MatrixDiagPart")
+def _matrix_diag_part(ctx, op, x):
+    return np.diagonal(np.asarray(x), axis1=-2, axis2=-1).copy()
+
+
+@reference("MatrixDiagV3")
+def _matrix_diag_v3(ctx, op, d, k, num_rows, num_cols, padding):
+    d = np.asarray(d)
+    k = single_diagonal(k)
+    side = d.shape[-1] + abs(k)
+    rows = side if int(num_rows) == -1 else int(num_rows)
+    cols = side if int(num_cols) == -1 else int(num_cols)
+    return _diag_matrices(d, k, rows, cols, padding)
+
+
+@reference("MatrixDiagPartV3")
+def _matrix_diag_part_v3(ctx, op, x, k, padding):
+    return np.diagonal(np.asarray(x), offset=single_diagonal(k), axis1=-2, axis2=-1).copy()

@@ -1,0 +1,97 @@
+"""JAX lowerings of ``Slice`` and ``StridedSlice``.
+
+Static indices give static slices. A run-time index is supported where the result's size
+does not depend on it: a shrunk dimension (``x[i]``) and ``Slice`` with a static ``size``;
+XLA clamps such indices into range where TF's CPU kernel would fail.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from lowering.array import is_static, static_ints
+from lowering.registry import lowering
+from tfcompat.framework import errors
+from tfcompat.framework.constant_value import constant_value
+from tfcompat.ops.slicing_ops import _MASKS, apply_layout, strided_slice_layout
+
+
+@lowering("Slice")
+def _slice(ctx, op, x, begin, size):
+    sizes = static_ints(op, 2, size)
+    dims = jnp.shape(x)
+    if is_static(begin) or constant_value(op.inputs[1]) is not None:
+        starts = static_ints(op, 1, begin)
+        return lax.slice(
+            x, starts, [s + (d - s if n == -1 else n) for s, n, d in zip(starts, sizes, dims)]
+        )
+    if -1 in sizes:
+        static_ints(op, 2, None)  # raises: the size would depend on run-time values
+    return lax.dynamic_slice(x, [begin[i] for i in range(len(dims))], sizes)
+
+
+def _known_entries(op, index, value):
+    """Entries of an index vector known at build time (None for run-time ones)."""
+    if is_static(value):
+        return [int(v) for v in np.asarray(value).reshape(-1)]
+    known = constant_value(op.inputs[index])
+    if known is not None:
+        return [int(v) for v in np.asarray(known).reshape(-1)]
+    producer = op.inputs[index].op
+    if producer.type == "Pack":
+        return [None if (v := constant_value(t)) is None else int(v) for t in producer.inputs]
+    return [None] * int(jnp.shape(value)[0])
+
+
+@lowering("StridedSlice")
+def _strided_slice(ctx, op, x, begin, end, strides):
+    dims = list(jnp.shape(x))
+    known_begin = _known_entries(op, 1, begin)
+    layout = strided_slice_layout(
+        dims,
+        known_begin,
+        _known_entries(op, 2, end),
+        static_ints(op, 3, strides),
+        *(op.attrs[m] for m in _MASKS),
+    )
+    # Dimensions whose start is only known at run time: shrunk ones are taken afterwards
+    # with a dynamic index; any other would give a run-time-dependent shape.
+    dynamic = []
+    for k, d in enumerate(layout.dense):
+        if d.size is None:
+            raise errors.InvalidArgumentError(
+                None,
+                op,
+                f"StridedSlice node '{op.name}': the extent of dimension {k} "
+                "depends on run-time values, which XLA cannot compile",
+            )
+        if d.begin is None:
+            dynamic.append(k)
+            d.begin, d.shrink = 0, False
+            d.size = dims[k]
+    if not dynamic:
+        return apply_layout(x, layout)
+    # Take the static part (keeping dynamic dims whole), then index the dynamic dims.
+    final = layout.final_shape
+    layout.final_shape = [d.size for d in layout.dense if not d.shrink]
+    y = apply_layout(x, layout)
+    spec_index = _dense_to_spec_index(op, len(dims))
+    for k in reversed(dynamic):
+        position = sum(1 for j in range(k) if not layout.dense[j].shrink)
+        i = begin[spec_index[k]]
+        i = jnp.where(i < 0, i + dims[k], i)
+        y = lax.dynamic_index_in_dim(y, i, axis=position, keepdims=False)
+    return y.reshape(final)
+
+
+def _dense_to_spec_index(op, rank):
+    """For each input dim, the position in begin/end/strides that describes it."""
+    from tfcompat.ops.slicing_ops import _sparse_to_dense
+
+    n = int(op.inputs[1].shape.as_list()[0])
+    entries, _ = _sparse_to_dense(
+        rank, n, op.attrs["ellipsis_mask"], op.attrs["new_axis_mask"], op.attrs["shrink_axis_mask"]
+    )
+    return entries

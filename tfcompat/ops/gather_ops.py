@@ -1,0 +1,560 @@
+"""Indexing ops: ``GatherV2``/``Gather``/``GatherNd``, ``ScatterNd``, ``OneHot``,
+``Unique``, matrix band/diagonal ops; and the composites ``tf.boolean_mask`` and
+``tf.sequence_mask`` built from them as TF builds them.
+
+Out-of-range indices: TF's CPU kernels fail with InvalidArgumentError, which the reference
+kernels reproduce (naming the op). The XLA lowerings cannot raise at run time; they follow
+TF's GPU kernels instead: a gather reads zeros for an out-of-range index and a scatter drops
+the update.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tfcompat.framework import common_shapes, dtypes, tensor_shape
+from tfcompat.framework.constant_op import constant
+from tfcompat.framework.constant_value import constant_value, constant_value_as_shape
+from tfcompat.framework.op_def import register_op
+from tfcompat.framework.op_helper import apply_op, convert_to_tensor
+from tfcompat.framework.tensor_shape import TensorShape, unknown_shape
+from tfcompat.ops import array_ops
+from tfcompat.ops.array_ops import _dims, _scope, _static_int
+from tfcompat.util.tf_export import tf_export
+
+
+# ---------------------------------------------------------------------------------------------
+# Gather
+# ---------------------------------------------------------------------------------------------
+def gather_v2_output_shape(params, indices, axis, batch_dims):
+    """``params[:axis] + indices[batch_dims:] + params[axis + 1:]`` as partial shapes."""
+    p, i = _dims(params), _dims(indices)
+    if p is None or i is None or axis is None:
+        if p is not None and i is not None and axis is None:
+            return unknown_shape(rank=len(p) + len(i) - 1 - batch_dims)
+        return unknown_shape()
+    if batch_dims < 0:
+        batch_dims += len(i)
+    if axis < 0:
+        axis += len(p)
+    if not 0 <= axis < len(p):
+        raise ValueError(f"Shape must be at least rank {axis + 1} but is rank {len(p)}")
+    if batch_dims > axis:
+        raise ValueError(f"batch_dims ({batch_dims}) must be less than or equal to axis ({axis}).")
+    if batch_dims > len(i):
+        raise ValueError(f"batch_dims ({batch_dims}) must be less than rank(indices) ({len(i)}).")
+    batch = [
+        array_ops._merge_dims(a, b, (p[:batch_dims], i[:batch_dims], k))
+        for k, (a, b) in enumerate(zip(p[:batch_dims], i[:batch_dims]))
+    ]
+    return TensorShape(batch + p[batch_dims:axis] + i[batch_dims:] + p[axis + 1 :])
+
+
+register_op(
+    "GatherV2",
+    inputs=["params: Tparams", "indices: Tindices", "axis: Taxis"],
+    outputs=["output: Tparams"],
+    attrs=[
+        "batch_dims: int = 0",
+        "Tparams: type",
+        "Tindices: {int16, int32, int64}",
+        "Taxis: {int32, int64}",
+    ],
+    shape_fn=lambda op: [
+        gather_v2_output_shape(
+            op.inputs[0].shape,
+            op.inputs[1].shape,
+            _static_int(op.inputs[2]),
+            op.attrs["batch_dims"],
+        )
+    ],
+)
+register_op(
+    "Gather",
+    inputs=["params: Tparams", "indices: Tindices"],
+    outputs=["output: Tparams"],
+    attrs=["validate_indices: bool = true", "Tparams: type", "Tindices: {int32, int64}"],
+    shape_fn=lambda op: [gather_v2_output_shape(op.inputs[0].shape, op.inputs[1].shape, 0, 0)],
+)
+
+
+@tf_export("gather")
+def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
+    """Slices of ``params`` along ``axis`` at ``indices`` (``GatherV2``)."""
+    del validate_indices  # TF ignores it: indices are always validated on CPU
+    if axis is None:
+        axis = batch_dims
+    axis_value = constant_value(axis) if hasattr(axis, "op") else axis
+    if axis_value is None or axis_value != 0:
+        return apply_op(
+            "GatherV2", name=name, params=params, indices=indices, axis=axis, batch_dims=batch_dims
+        ).outputs[0]
+    if hasattr(params, "sparse_read"):
+        return params.sparse_read(indices, name=name)
+    return apply_op("GatherV2", name=name, params=params, indices=indices, axis=axis).outputs[0]
+
+
+def _gather_nd_shape(op):
+    p, i = _dims(op.inputs[0].shape), _dims(op.inputs[1].shape)
+    if i is None:
+        return [unknown_shape()]
+    if not i:
+        raise ValueError("indices must have rank >= 1")
+    depth = i[-1]
+    if depth is None or p is None:
+        return [unknown_shape()]
+    if depth > len(p):
+        raise ValueError(
+            f"indices.shape[-1] must be <= params.rank, but saw indices shape: "
+            f"{array_ops._shape_list_text(i)} and params shape: {array_ops._shape_list_text(p)}"
+        )
+    return [TensorShape(i[:-1] + p[depth:])]
+
+
+register_op(
+    "GatherNd",
+    inputs=["params: Tparams", "indices: Tindices"],
+    outputs=["output: Tparams"],
+    attrs=["Tparams: type", "Tindices: {int16, int32, int64}", "bad_indices_policy: string = ''"],
+    shape_fn=_gather_nd_shape,
+)
+
+
+@tf_export("gather_nd", "manip.gather_nd")
+def gather_nd(params, indices, name=None, batch_dims=0):
+    """Gathers slices of ``params`` addressed by the last axis of ``indices``."""
+    if batch_dims:
+        raise NotImplementedError("tfcompat: gather_nd with batch_dims > 0 is not supported")
+    return apply_op("GatherNd", name=name, params=params, indices=indices).outputs[0]
+
+
+def _scatter_nd_shape(op):
+    out = constant_value_as_shape(op.inputs[2])
+    i, u = _dims(op.inputs[0].shape), _dims(op.inputs[1].shape)
+    dims = _dims(out)
+    if i and u is not None and dims is not None and i[-1] is not None:
+        expected = i[:-1] + dims[i[-1] :]
+        if not TensorShape(u).is_compatible_with(TensorShape(expected)):
+            raise ValueError(
+                f"Dimensions [{len(i) - 1},{len(u)}) of updates[shape="
+                f"{array_ops._shape_list_text(u)}] must match dimensions of output shape "
+                f"{array_ops._shape_list_text(dims)}"
+            )
+    return [out]
+
+
+register_op(
+    "ScatterNd",
+    inputs=["indices: Tindices", "updates: T", "shape: Tindices"],
+    outputs=["output: T"],
+    attrs=["T: type", "Tindices: {int16, int32, int64}", "bad_indices_policy: string = ''"],
+    shape_fn=_scatter_nd_shape,
+)
+
+
+@tf_export("scatter_nd", "manip.scatter_nd")
+def scatter_nd(indices, updates, shape, name=None):
+    """A zero tensor of ``shape`` with ``updates`` summed in at ``indices``."""
+    return apply_op("ScatterNd", name=name, indices=indices, updates=updates, shape=shape).outputs[
+        0
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# OneHot
+# ---------------------------------------------------------------------------------------------
+def _one_hot_shape(op):
+    dims = _dims(op.inputs[0].shape)
+    axis = op.attrs["axis"]
+    if axis < -1:
+        raise ValueError(
+            f"Expected axis to be -1 or between [0, {len(dims or [])}).  But received: {axis}"
+        )
+    if dims is None:
+        return [unknown_shape()]
+    if axis > len(dims):
+        raise ValueError(
+            f"Expected axis to be -1 or between [0, {len(dims) + 1}).  But received: {axis}"
+        )
+    depth = _static_int(op.inputs[1])
+    if depth is not None and depth < 0:
+        raise ValueError(f"depth must be non-negative, got: {depth}")
+    axis = len(dims) if axis == -1 else axis
+    return [TensorShape(dims[:axis] + [depth] + dims[axis:])]
+
+
+register_op(
+    "OneHot",
+    inputs=["indices: TI", "depth: int32", "on_value: T", "off_value: T"],
+    outputs=["output: T"],
+    attrs=["axis: int = -1", "T: type", "TI: {uint8, int8, int32, int64} = int64"],
+    shape_fn=_one_hot_shape,
+)
+
+
+@tf_export("one_hot")
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """``on_value`` where ``indices`` hits a position of a new ``depth``-long axis, else
+    ``off_value``; the dtype comes from the values or ``dtype`` (float32 by default)."""
+    with _scope(name, "one_hot") as scope:
+        dtype = None if dtype is None else dtypes.as_dtype(dtype)
+        values = {}
+        for key, given in (("on", on_value), ("off", off_value)):
+            if given is not None:
+                values[key] = convert_to_tensor(given, preferred_dtype=dtype)
+                if dtype is not None and values[key].dtype.base_dtype != dtype:
+                    raise TypeError(
+                        f"dtype {values[key].dtype.base_dtype} of {key}_value does not match "
+                        f"dtype parameter {dtype}"
+                    )
+        if dtype is None:
+            dtype = next(iter(values.values())).dtype.base_dtype if values else dtypes.float32
+        for key, default in (("on", 1), ("off", 0)):
+            if key not in values:
+                values[key] = convert_to_tensor(default, dtype=dtype, name=f"{key}_value")
+        if values["on"].dtype.base_dtype != values["off"].dtype.base_dtype:
+            raise TypeError(
+                f"dtype {values['on'].dtype.base_dtype} of on_value does not match dtype "
+                f"{values['off'].dtype.base_dtype} of off_value"
+            )
+        return apply_op(
+            "OneHot",
+            name=scope,
+            indices=indices,
+            depth=depth,
+            on_value=values["on"],
+            off_value=values["off"],
+            axis=-1 if axis is None else axis,
+        ).outputs[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Unique: the output size depends on the values, so it runs on the host
+# ---------------------------------------------------------------------------------------------
+def _unique_shape(op):
+    x = op.inputs[0].shape
+    if x.rank is not None and x.rank != 1:
+        raise ValueError(f"Shape must be rank 1 but is rank {x.rank}")
+    return [unknown_shape(rank=1), x.with_rank(1) if x.rank is not None else unknown_shape(1)]
+
+
+register_op(
+    "Unique",
+    inputs=["x: T"],
+    outputs=["y: T", "idx: out_idx"],
+    attrs=["T: type", "out_idx: {int32, int64} = int32"],
+    shape_fn=_unique_shape,
+    host=True,
+)
+
+
+@tf_export("unique")
+def unique(x, out_idx=dtypes.int32, name=None):
+    """The distinct values of 1-D ``x`` in order of first occurrence, and for each element of
+    ``x`` the index of its value in that list."""
+    return apply_op("Unique", name=name, x=x, out_idx=out_idx).outputs
+
+
+# ---------------------------------------------------------------------------------------------
+# Band and diagonal matrices
+# ---------------------------------------------------------------------------------------------
+def _matrix_shape(op):
+    shape = op.inputs[0].shape
+    if shape.rank is not None and shape.rank < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {shape.rank}")
+    return [shape]
+
+
+register_op(
+    "MatrixBandPart",
+    inputs=["input: T", "num_lower: Tindex", "num_upper: Tindex"],
+    outputs=["band: T"],
+    attrs=["T: type", "Tindex: {int32, int64} = int64"],
+    shape_fn=_matrix_shape,
+)
+
+
+@tf_export("linalg.band_part", "matrix_band_part")
+def matrix_band_part(input, num_lower, num_upper, name=None):  # noqa: A002
+    """Keeps the band of each innermost matrix: ``num_lower`` subdiagonals and ``num_upper``
+    superdiagonals (negative: all of them); zeros elsewhere."""
+    return apply_op(
+        "MatrixBandPart", name=name, input=input, num_lower=num_lower, num_upper=num_upper
+    ).outputs[0]
+
+
+_DIAG_TYPES = "{bfloat16, half, float, double, int32, int64, complex64, complex128}"
+
+
+def _diag_shape(op):
+    dims = _dims(op.inputs[0].shape)
+    if dims is not None and not dims:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    return [unknown_shape() if dims is None else TensorShape(dims + dims)]
+
+
+def _diag_part_shape(op):
+    dims = _dims(op.inputs[0].shape)
+    if dims is None:
+        return [unknown_shape()]
+    if not dims or len(dims) % 2:
+        raise ValueError(f"Input must have even rank, got {len(dims)}")
+    half = len(dims) // 2
+    return [
+        TensorShape(
+            [
+                array_ops._merge_dims(a, b, (dims[:half], dims[half:], i))
+                for i, (a, b) in enumerate(zip(dims[:half], dims[half:]))
+            ]
+        )
+    ]
+
+
+register_op(
+    "Diag",
+    inputs=["diagonal: T"],
+    outputs=["output: T"],
+    attrs=[f"T: {_DIAG_TYPES}"],
+    shape_fn=_diag_shape,
+)
+register_op(
+    "DiagPart",
+    inputs=["input: T"],
+    outputs=["diagonal: T"],
+    attrs=[f"T: {_DIAG_TYPES}"],
+    shape_fn=_diag_part_shape,
+)
+
+
+@tf_export("linalg.tensor_diag", "diag")
+def diag(diagonal, name=None):
+    """The rank-2k tensor with ``diagonal`` (rank k) on its diagonal (``Diag``)."""
+    return apply_op("Diag", name=name, diagonal=diagonal).outputs[0]
+
+
+@tf_export("linalg.tensor_diag_part", "diag_part")
+def tensor_diag_part(input, name=None):  # noqa: A002
+    """The diagonal of a rank-2k tensor (``DiagPart``)."""
+    return apply_op("DiagPart", name=name, input=input).outputs[0]
+
+
+def _matrix_diag_shape(op):
+    dims = _dims(op.inputs[0].shape)
+    if dims is None:
+        return [unknown_shape()]
+    if not dims:
+        raise ValueError("Shape must be at least rank 1 but is rank 0")
+    return [TensorShape(dims + dims[-1:])]
+
+
+def _matrix_diag_part_shape(op):
+    dims = _dims(op.inputs[0].shape)
+    if dims is None:
+        return [unknown_shape()]
+    if len(dims) < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {len(dims)}")
+    rows, cols = dims[-2:]
+    return [TensorShape(dims[:-2] + [None if rows is None or cols is None else min(rows, cols)])]
+
+
+register_op(
+    "MatrixDiag",
+    inputs=["diagonal: T"],
+    outputs=["output: T"],
+    attrs=["T: type"],
+    shape_fn=_matrix_diag_shape,
+)
+register_op(
+    "MatrixDiagPart",
+    inputs=["input: T"],
+    outputs=["diagonal: T"],
+    attrs=["T: type"],
+    shape_fn=_matrix_diag_part_shape,
+)
+
+_ALIGN = "align: {'LEFT_RIGHT', 'RIGHT_LEFT', 'LEFT_LEFT', 'RIGHT_RIGHT'} = 'RIGHT_LEFT'"
+
+
+def single_diagonal(k_value):
+    """The one diagonal offset ``k`` selects, or ValueError for a band of diagonals (the
+    kernels support a single diagonal)."""
+    k = np.asarray(k_value).reshape(-1)
+    if k.size == 0 or k.size > 2 or (k.size == 2 and k[0] != k[1]):
+        raise ValueError(f"tfcompat supports a single diagonal offset k, got {k.tolist()}")
+    return int(k[0])
+
+
+def _matrix_diag_v3_shape(op):
+    dims = _dims(op.inputs[0].shape)
+    k = constant_value(op.inputs[1])
+    rows, cols = _static_int(op.inputs[2]), _static_int(op.inputs[3])
+    if dims is None or k is None or rows is None or cols is None or not dims:
+        return [unknown_shape()]
+    k = single_diagonal(k)
+    length = dims[-1]
+    if length is None:
+        return [unknown_shape(rank=len(dims) + 1)]
+    side = length + abs(k)
+    rows = side if rows == -1 else rows
+    cols = side if cols == -1 else cols
+    return [TensorShape(dims[:-1] + [rows, cols])]
+
+
+def _matrix_diag_part_v3_shape(op):
+    dims = _dims(op.inputs[0].shape)
+    k = constant_value(op.inputs[1])
+    if dims is None or k is None:
+        return [unknown_shape()]
+    if len(dims) < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {len(dims)}")
+    k = single_diagonal(k)
+    rows, cols = dims[-2:]
+    if rows is None or cols is None:
+        return [TensorShape(dims[:-2] + [None])]
+    return [TensorShape(dims[:-2] + [max(0, min(rows + min(k, 0), cols - max(k, 0)))])]
+
+
+register_op(
+    "MatrixDiagV3",
+    inputs=["diagonal: T", "k: int32", "num_rows: int32", "num_cols: int32", "padding_value: T"],
+    outputs=["output: T"],
+    attrs=["T: type", _ALIGN],
+    shape_fn=_matrix_diag_v3_shape,
+)
+register_op(
+    "MatrixDiagPartV3",
+    inputs=["input: T", "k: int32", "padding_value: T"],
+    outputs=["diagonal: T"],
+    attrs=["T: type", _ALIGN],
+    shape_fn=_matrix_diag_part_v3_shape,
+)
+
+
+@tf_export("linalg.diag", "matrix_diag")
+def matrix_diag(
+    diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"
+):
+    """Batched diagonal matrices with ``diagonal`` on diagonal ``k`` (``MatrixDiagV3``)."""
+    with _scope(name, "diag") as scope:
+        diagonal = convert_to_tensor(diagonal, name="diagonal")
+        return apply_op(
+            "MatrixDiagV3",
+            name=scope,
+            diagonal=diagonal,
+            k=k,
+            num_rows=num_rows,
+            num_cols=num_cols,
+            padding_value=padding_value,
+            align=align,
+        ).outputs[0]
+
+
+@tf_export("linalg.diag_part", "matrix_diag_part")
+def matrix_diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):  # noqa: A002
+    """Diagonal ``k`` of each innermost matrix (``MatrixDiagPartV3``)."""
+    with _scope(name, "diag_part") as scope:
+        input = convert_to_tensor(input, name="input")
+        return apply_op(
+            "MatrixDiagPartV3",
+            name=scope,
+            input=input,
+            k=k,
+            padding_value=padding_value,
+            align=align,
+        ).outputs[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Composites: boolean_mask, sequence_mask
+# ---------------------------------------------------------------------------------------------
+def _where(condition):
+    return apply_op("Where", name="Where", input=condition).outputs[0]
+
+
+@tf_export("boolean_mask")
+def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
+    """The entries of ``tensor`` where ``mask`` (covering dims ``axis..``) is true,
+    flattened over the masked dims; built from Reshape, Where and GatherV2 as TF does."""
+    with _scope(name, "boolean_mask"):
+        tensor = convert_to_tensor(tensor, name="tensor")
+        mask = convert_to_tensor(mask, name="mask")
+        mask_rank = mask.shape.rank
+        if mask_rank == 0:
+            raise ValueError("mask cannot be scalar.")
+        if mask_rank is None:
+            raise ValueError(
+                "Number of mask dimensions must be specified, even if some dimensions are "
+                "None.  E.g. shape=[None] is ok, but shape=None is not."
+            )
+        axis = 0 if axis is None else axis
+        axis_value = constant_value(axis) if hasattr(axis, "op") else axis
+        if axis_value is not None:
+            axis = int(axis_value)
+            tensor.shape[axis : axis + mask_rank].assert_is_compatible_with(mask.shape)
+        leading = apply_op(
+            "Prod", input=array_ops.shape(tensor)[axis : axis + mask_rank], reduction_indices=[0]
+        ).outputs[0]
+        static_shape = tensor.shape
+        tensor = array_ops.reshape(
+            tensor,
+            array_ops.concat(
+                [
+                    array_ops.shape(tensor)[:axis],
+                    [leading],
+                    array_ops.shape(tensor)[axis + mask_rank :],
+                ],
+                0,
+            ),
+        )
+        if axis_value is not None:
+            first = static_shape[axis : axis + mask_rank].num_elements()
+            tensor.set_shape(
+                tensor_shape.as_shape(static_shape[:axis])
+                .concatenate([first])
+                .concatenate(static_shape[axis + mask_rank :])
+            )
+        mask = array_ops.reshape(mask, [-1])
+        indices = array_ops.squeeze(_where(mask), axis=[1])
+        return gather(tensor, indices, axis=axis)
+
+
+def _all_dimensions(x):
+    if x.shape.rank is not None:
+        return constant(np.arange(x.shape.rank, dtype=np.int32), dtype=dtypes.int32)
+    return apply_op("Range", start=0, limit=array_ops.rank(x), delta=1).outputs[0]
+
+
+@tf_export("sequence_mask")
+def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
+    """``mask[..., j] = j < lengths[...]`` for ``j`` below ``maxlen`` (default: the largest
+    length); built from Range, ExpandDims and Less as TF does."""
+    with _scope(name, "SequenceMask"):
+        lengths = convert_to_tensor(lengths)
+        if maxlen is None:
+            maxlen = apply_op(
+                "Max", input=lengths, reduction_indices=_all_dimensions(lengths)
+            ).outputs[0]
+            maxlen = apply_op("Maximum", x=constant(0, dtype=maxlen.dtype), y=maxlen).outputs[0]
+        else:
+            maxlen = convert_to_tensor(maxlen)
+        if maxlen.shape.rank is not None and maxlen.shape.rank != 0:
+            raise ValueError(
+                "Argument `maxlen` must be scalar for sequence_mask, received `maxlen` = "
+                f"{maxlen} with shape '{maxlen.shape}' instead"
+            )
+        row = apply_op(
+            "Range",
+            start=constant(0, dtype=maxlen.dtype),
+            limit=maxlen,
+            delta=constant(1, dtype=maxlen.dtype),
+        ).outputs[0]
+        matrix = apply_op("Cast", x=array_ops.expand_dims(lengths, -1), DstT=maxlen.dtype).outputs[
+            0
+        ]
+        result = apply_op("Less", x=row, y=matrix).outputs[0]
+        if dtype is None or result.dtype.is_compatible_with(dtypes.as_dtype(dtype)):
+            return result
+        return apply_op("Cast", x=result, DstT=dtype).outputs[0]
+
+
+_ = common_shapes
