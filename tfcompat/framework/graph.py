@@ -85,6 +85,7 @@ class Graph:
         self._unfeedable = set()
         self._unfetchable = set()
         self._gradient_override_map: dict[str, str] = {}
+        self._container = ""
         self.seed = None
         self._lock = threading.RLock()
         # Per-graph caches that other modules keep (variable stores, lowering plans).
@@ -138,6 +139,11 @@ class Graph:
         self._check_not_finalized()
         if name in self._nodes_by_name:
             raise ValueError(f"Duplicate node name in graph: '{name}'")
+        if not _VALID_OP_NAME_REGEX.match(name):
+            raise ValueError(
+                f"`{name}` is not a valid node name. Accepted names conform to Regex "
+                f"/{_VALID_OP_NAME_REGEX}/"
+            )
         for t in inputs:
             if t.graph is not self:
                 raise ValueError(
@@ -152,18 +158,16 @@ class Graph:
         for c in self._control_dependencies_for_inputs(input_ops):
             op._control_inputs.append(c)
             c._control_outputs.append(op)
-        op._device = self._current_device(op)
+        colocation_ops = self._colocation_ops_for(inputs, attrs, op_def)
         groups = set()
-        for colocation_op in self._colocation_stack:
-            if colocation_op is not None:
-                groups.update(colocation_op.colocation_groups())
-        # TF colocates an op whose OpDef takes a ``Ref(T)`` input with that variable.
-        if op_def is not None and any(arg.is_ref for arg in op_def.inputs):
-            for t, is_ref in zip(inputs, op_def_lib.ref_input_flags(op_def, attrs)):
-                if is_ref and t.dtype.is_ref_dtype:
-                    groups.update(t.op.colocation_groups())
+        for colocation_op in colocation_ops:
+            groups.update(colocation_op.colocation_groups())
+        op._device = self._placement(op, colocation_ops)
         if groups:
             attrs["_class"] = sorted(groups)
+        if self._container and op_def is not None and op_def.is_stateful:
+            if attrs.get("container") == b"":
+                attrs["container"] = self._container.encode()
         for key, value in self._attr_scope_map.items():
             if key not in attrs and value is not None:
                 attrs[key] = value
@@ -198,6 +202,29 @@ class Graph:
         """All ops, in creation order."""
         return list(self._ops)
 
+    def num_operations(self) -> int:
+        return len(self._ops)
+
+    @property
+    def building_function(self) -> bool:
+        """Always False: TF1 graphs here are never ``tf.function`` bodies."""
+        return False
+
+    @property
+    def collections(self) -> list:
+        """The names of the collections that hold something."""
+        return self.get_all_collection_keys()
+
+    @contextlib.contextmanager
+    def container(self, container_name):
+        """Stateful ops created in the block (variables) get ``container=container_name``."""
+        saved = self._container
+        self._container = container_name
+        try:
+            yield container_name
+        finally:
+            self._container = saved
+
     def get_operation_by_name(self, name: str) -> Operation:
         if not isinstance(name, str):
             raise TypeError(f"Operation names are strings (or similar), not {type(name).__name__}.")
@@ -223,13 +250,16 @@ class Graph:
             obj = obj._as_graph_element()
         if isinstance(obj, str):
             if ":" in obj and allow_tensor:
-                op_name, _, out = obj.rpartition(":")
+                parts = obj.split(":")
+                op_name, out = parts[0], parts[-1]
                 try:
+                    if len(parts) != 2:
+                        raise ValueError(obj)
                     index = int(out)
                 except ValueError:
                     raise ValueError(
                         f"The name {obj!r} looks a like a Tensor name, but is not a valid one. "
-                        "Tensor names must be of the form \"<op_name>:<output_index>\"."
+                        'Tensor names must be of the form "<op_name>:<output_index>".'
                     ) from None
                 if op_name not in self._nodes_by_name:
                     raise KeyError(
@@ -237,7 +267,7 @@ class Graph:
                         f"operation, {op_name!r}, does not exist in the graph."
                     )
                 op = self._nodes_by_name[op_name]
-                if index >= len(op._outputs) or index < 0:
+                if index >= len(op._outputs):
                     raise KeyError(
                         f"The name {obj!r} refers to a Tensor which does not exist. The "
                         f"operation, {op_name!r}, exists but only has {len(op._outputs)} "
@@ -245,9 +275,7 @@ class Graph:
                     )
                 return op._outputs[index]
             if ":" in obj:
-                raise ValueError(
-                    f"Name {obj!r} appears to refer to a Tensor, not a {types_str}."
-                )
+                raise ValueError(f"Name {obj!r} appears to refer to a Tensor, not a {types_str}.")
             if obj not in self._nodes_by_name:
                 if allow_tensor and not allow_operation:
                     raise ValueError(
@@ -299,11 +327,13 @@ class Graph:
         """Opens scope ``name`` (made unique); a name ending in ``/`` re-enters it exactly,
         and ``None`` or ``""`` resets to the root scope. Yields the scope string."""
         if name:
+            if isinstance(name, bytes):
+                name = name.decode()
             if not isinstance(name, str):
-                name = name.decode() if isinstance(name, bytes) else str(name)
-            regex = _VALID_SCOPE_NAME_REGEX if self._name_stack else _VALID_OP_NAME_REGEX
-            if not regex.match(name):
-                raise ValueError(f"'{name}' is not a valid scope name")
+                raise TypeError(
+                    f"expected string or bytes-like object, got '{type(name).__name__}'"
+                )
+            self._check_scope_name(name)
         old_stack = self._name_stack
         if not name:
             new_stack, returned = "", ""
@@ -317,6 +347,20 @@ class Graph:
             yield returned
         finally:
             self._name_stack = old_stack
+
+    def _check_scope_name(self, name):
+        """TF's rule: a root scope starts like an op name; nested scopes may start with '_'."""
+        if self._name_stack:
+            if not _VALID_SCOPE_NAME_REGEX.match(name):
+                raise ValueError(
+                    f"'{name}' is not a valid scope name. A scope name has to match the "
+                    f"following pattern: {_VALID_SCOPE_NAME_REGEX.pattern}"
+                )
+        elif not _VALID_OP_NAME_REGEX.match(name):
+            raise ValueError(
+                f"'{name}' is not a valid root scope name. A root scope name has to match "
+                f"the following pattern: {_VALID_OP_NAME_REGEX.pattern}"
+            )
 
     # -- control dependencies -----------------------------------------------------------------
     def control_dependencies(self, control_inputs):
@@ -354,44 +398,89 @@ class Graph:
     # -- devices and colocation ---------------------------------------------------------------
     @contextlib.contextmanager
     def device(self, device_name_or_function):
-        """Records a device (string or ``fn(op) -> str``) on ops created in the block."""
-        self._device_stack.append(device_name_or_function)
+        """Records a device (string, DeviceSpec or ``fn(op) -> str``) on ops created in the
+        block; strings are parsed here, so a malformed one fails at ``with`` time."""
+        entry = device_name_or_function
+        if entry is not None and not callable(entry):
+            entry = device_spec.canonical(entry)
+        self._device_stack.append(entry)
         try:
             yield
         finally:
             self._device_stack.pop()
 
     def _current_device(self, op) -> str:
-        spec = ""
-        for entry in self._device_stack:
+        """Applies the device stack innermost first, as TF does: a string fills in the
+        fields the op's device lacks (giving the canonical form), a function's result
+        replaces the device verbatim, and a ``None`` scope stops outer scopes applying."""
+        op._device = ""
+        for entry in reversed(self._device_stack):
             if entry is None:
-                spec = ""
-            elif callable(entry):
-                spec = device_spec.merge(spec, entry(op) or "")
+                break
+            if callable(entry):
+                result = entry(op)
+                if result is None:
+                    raise TypeError("Expected binary or unicode string, got None")
+                if isinstance(result, device_spec.DeviceSpec):
+                    result = result.to_string()
+                op._device = result
             else:
-                spec = device_spec.merge(spec, entry)
-        return spec
+                op._device = device_spec.merge(entry, op._device)
+        return op._device
+
+    def _colocation_ops_for(self, inputs, attrs, op_def):
+        """The ops a new op is colocated with, innermost last: the ``colocate_with`` stack,
+        then (as TF's op builder does) the producers of inputs passed to ``Ref(T)`` args."""
+        ops = list(self._colocation_stack)
+        if op_def is not None and any(arg.is_ref for arg in op_def.inputs):
+            for t, is_ref in zip(inputs, op_def_lib.ref_input_flags(op_def, attrs)):
+                if is_ref and t.dtype.is_ref_dtype:
+                    ops.append(t.op)
+        return ops
+
+    def _placement(self, op, colocation_ops) -> str:
+        """The op's device: colocation wins over device scopes (the innermost colocated op
+        with a device); colocating with a ref input also drops the device scopes."""
+        ref_colocated = len(colocation_ops) > len(self._colocation_stack)
+        device = "" if ref_colocated else self._current_device(op)
+        for colocation_op in reversed(colocation_ops):
+            if colocation_op.device:
+                return colocation_op.device
+        return device
 
     @contextlib.contextmanager
     def colocate_with(self, op, ignore_existing=False):
-        """Colocates new ops with ``op`` (recorded as ``_class``; placement is XLA's)."""
-        if op is not None and not isinstance(op, Operation):
-            if hasattr(op, "_as_graph_element"):
-                op = op._as_graph_element()
-            if isinstance(op, Tensor):
-                op = op.op
+        """Colocates new ops with ``op`` (recorded as ``_class``; placement is XLA's): they
+        take its device, and device scopes from outside the block no longer apply.
+        ``colocate_with(None, ignore_existing=True)`` clears the colocation scopes."""
+        if op is None and not ignore_existing:
+            raise ValueError(
+                "Trying to reset colocation (op is None) but ignore_existing is not True"
+            )
+        op = self._op_to_colocate_with(op)
         saved_stack, saved_devices = self._colocation_stack, self._device_stack
         if ignore_existing:
             self._colocation_stack = []
         if op is not None:
             self._colocation_stack = self._colocation_stack + [op]
-            self._device_stack = [op.device] if op.device else []
-        else:
-            self._colocation_stack = []
+            self._device_stack = []
         try:
             yield
         finally:
             self._colocation_stack, self._device_stack = saved_stack, saved_devices
+
+    def _op_to_colocate_with(self, value):
+        """The Operation behind ``value``; other values become constants, as in TF."""
+        if value is None or isinstance(value, Operation):
+            return value
+        if hasattr(value, "_as_graph_element") and not isinstance(value, Tensor):
+            value = value._as_graph_element()
+        if not isinstance(value, (Tensor, Operation)):
+            from tfcompat.framework import op_helper
+
+            with self.as_default():
+                value = op_helper.convert_to_tensor(value)
+        return value.op if isinstance(value, Tensor) else value
 
     @contextlib.contextmanager
     def _attr_scope(self, attr_map):
@@ -465,16 +554,8 @@ class Graph:
 
         return graph_io.graph_to_graph_def(self, from_version, add_shapes)
 
-    def __repr__(self):
-        return f"<tfcompat.Graph with {len(self._ops)} ops>"
-
-    def __str__(self):
-        lines = [repr(self)]
-        for op in self._ops:
-            args = ", ".join(t.name for t in op._inputs)
-            ctrl = "".join(f" ^{c.name}" for c in op._control_inputs)
-            lines.append(f"  {op.name} = {op.type}({args}){ctrl}")
-        return "\n".join(lines)
+    # str(graph) and repr(graph) are Python's default, as in TF; ``as_graph_def()`` shows
+    # the contents.
 
 
 # The GraphDef producer version TensorFlow 2.21 writes.

@@ -11,8 +11,9 @@ import os
 
 from google.protobuf import message, text_format
 
-from tfcompat.framework import dtypes, errors, graph as graph_lib, op_def as op_def_lib
-from tfcompat.framework import op_helper, tensor_shape, tensor_util
+from tfcompat.framework import dtypes, errors, op_helper, tensor_shape, tensor_util
+from tfcompat.framework import graph as graph_lib
+from tfcompat.framework import op_def as op_def_lib
 from tfcompat.framework.proto import attr_value_pb2, graph_pb2, node_def_pb2
 
 # ---------------------------------------------------------------------------------------------
@@ -74,12 +75,12 @@ def attr_from_proto(proto: attr_value_pb2.AttrValue):
     """The canonical Python value of an AttrValue (lists by their populated field)."""
     kind = proto.WhichOneof("value")
     if kind == "list":
-        for attr_type, (field, _, from_proto) in _ATTR_FIELDS.items():
+        for field, _, from_proto in _ATTR_FIELDS.values():
             items = getattr(proto.list, field)
             if len(items):
                 return [from_proto(v) for v in items]
         return []
-    for attr_type, (field, _, from_proto) in _ATTR_FIELDS.items():
+    for field, _, from_proto in _ATTR_FIELDS.values():
         if field == kind:
             return from_proto(getattr(proto, field))
     if kind == "placeholder":
@@ -90,14 +91,40 @@ def attr_from_proto(proto: attr_value_pb2.AttrValue):
 # ---------------------------------------------------------------------------------------------
 # Export
 # ---------------------------------------------------------------------------------------------
+def attr_value_of(op, key) -> attr_value_pb2.AttrValue:
+    """The ``AttrValue`` proto of one of ``op``'s attrs (typed by its OpDef when declared)."""
+    attr_defs = op.op_def.attrs if op.op_def else {}
+    value = op.attrs[key]
+    attr_type = attr_defs[key].type if key in attr_defs else _guess_attr_type(value)
+    return attr_to_proto(attr_type, value)
+
+
+# AttrValue field -> how TF's ``Operation.get_attr`` presents it (others as stored).
+_GET_ATTR_CONVERTERS = {"type": dtypes.as_dtype}
+
+
+def attr_value_to_python(proto: attr_value_pb2.AttrValue):
+    """TF's ``get_attr`` view of an AttrValue: the populated field as is (protos for shapes,
+    tensors and funcs), DTypes for types, a Python list for lists (``[]`` when empty)."""
+    kind = proto.WhichOneof("value")
+    if kind is None:
+        return []
+    if kind == "list":
+        for field in ("s", "i", "f", "b", "type", "shape", "tensor", "func"):
+            items = getattr(proto.list, field)
+            if len(items):
+                convert = _GET_ATTR_CONVERTERS.get(field, lambda v: v)
+                return [convert(v) for v in items]
+        return []
+    return _GET_ATTR_CONVERTERS.get(kind, lambda v: v)(getattr(proto, kind))
+
+
 def node_def_from_operation(op) -> node_def_pb2.NodeDef:
     node = node_def_pb2.NodeDef(name=op.name, op=op.type, device=op.device)
     node.input.extend(t._as_node_def_input() for t in op.inputs)
     node.input.extend("^" + c.name for c in op.control_inputs)
-    attr_defs = op.op_def.attrs if op.op_def else {}
-    for key, value in op.attrs.items():
-        attr_type = attr_defs[key].type if key in attr_defs else _guess_attr_type(value)
-        node.attr[key].CopyFrom(attr_to_proto(attr_type, value))
+    for key in op.attrs:
+        node.attr[key].CopyFrom(attr_value_of(op, key))
     return node
 
 
@@ -249,9 +276,7 @@ def import_graph_def(
                     controls.append(input_map[inp])
                     continue
                 if src not in created:
-                    raise ValueError(
-                        f"Node '{node.name}': Unknown input node '{inp}' in GraphDef"
-                    )
+                    raise ValueError(f"Node '{node.name}': Unknown input node '{inp}' in GraphDef")
                 if index is None:
                     controls.append(created[src])
                 else:
@@ -269,10 +294,11 @@ def import_graph_def(
                     graph, prefix + node.name, node.op, inputs, attrs
                 )
             except (TypeError, ValueError) as e:
-                raise ValueError(f"Node '{node.name}' ({node.op}) could not be imported: {e}")
+                raise ValueError(
+                    f"Node '{node.name}' ({node.op}) could not be imported: {e}"
+                ) from None
             op._add_control_inputs(
-                c if not isinstance(c, str) else graph.get_operation_by_name(c)
-                for c in controls
+                c if not isinstance(c, str) else graph.get_operation_by_name(c) for c in controls
             )
             if node.device:
                 op._set_device(node.device)

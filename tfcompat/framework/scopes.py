@@ -51,10 +51,10 @@ def colocate_with(op, ignore_existing=False):
     return graph_lib.get_default_graph().colocate_with(op, ignore_existing)
 
 
-@contextlib.contextmanager
 def container(container_name):
-    """Accepted for compatibility: state lives in the Session, not in named containers."""
-    yield container_name
+    """``tf.container``: variables created in the block record ``container_name`` (state
+    itself lives in the Session)."""
+    return graph_lib.get_default_graph().container(container_name)
 
 
 def get_collection(key, scope=None):

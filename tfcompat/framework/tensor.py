@@ -10,6 +10,25 @@ from __future__ import annotations
 
 from tfcompat.framework import dtypes, tensor_shape
 
+_GRAPH_MODE_ADVICE = (
+    "You can attempt the following resolutions to the problem: If you are running in Graph "
+    "mode, use Eager execution mode or decorate this function with @tf.function. If you are "
+    "using AutoGraph, you can try decorating this function with @tf.function. If that does "
+    "not work, then you may be using an unsupported feature or your source code may not be "
+    "visible to AutoGraph. See https://github.com/tensorflow/tensorflow/blob/master/"
+    "tensorflow/python/autograph/g3doc/reference/limitations.md#access-to-source-code for "
+    "more information."
+)
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation (``bool(t)``, ``for x in t``) that a symbolic Tensor cannot do."""
+
+
+def _shape_text(shape) -> str:
+    """A shape as TF's C++ messages write it: ``[?,3]``."""
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
 
 class Tensor:
     """The ``value_index``-th output of ``op``: a symbolic handle with a static ``shape``."""
@@ -67,7 +86,9 @@ class Tensor:
             + ")"
         )
 
-    __hash__ = object.__hash__  # graph-mode Tensors compare by identity, as in TF1
+    def __hash__(self):
+        # Graph-mode Tensors compare by identity, as in TF1, and hash to their id.
+        return id(self)
 
     # -- shape ----------------------------------------------------------------------------
     @property
@@ -78,14 +99,21 @@ class Tensor:
         return self._shape
 
     def set_shape(self, shape):
-        """Refines the static shape; ValueError if ``shape`` is incompatible."""
-        try:
-            self._shape = self._shape.merge_with(shape)
-        except ValueError:
-            raise ValueError(
-                f"Tensor's shape {self._shape} is not compatible with supplied shape "
-                f"{tensor_shape.as_shape(shape)}."
-            ) from None
+        """Refines the static shape; ValueError (TF's wording) if ``shape`` is incompatible."""
+        shape = tensor_shape.as_shape(shape)
+        current = self._shape
+        if current.rank is not None and shape.rank is not None:
+            if current.rank != shape.rank:
+                raise ValueError(
+                    f"Shapes must be equal rank, but are {current.rank} and {shape.rank}"
+                )
+            for i, (a, b) in enumerate(zip(current.as_list(), shape.as_list())):
+                if a is not None and b is not None and a != b:
+                    raise ValueError(
+                        f"Dimension {i} in both shapes must be equal, but are {a} and {b}. "
+                        f"Shapes are {_shape_text(current)} and {_shape_text(shape)}."
+                    )
+        self._shape = current.merge_with(shape)
 
     @property
     def ndim(self):
@@ -105,16 +133,13 @@ class Tensor:
 
     # -- Python protocol guards -----------------------------------------------------------
     def __bool__(self):
-        raise TypeError(
-            "Using a `tf.Tensor` as a Python `bool` is not allowed in Graph execution. "
-            "Use `if t is not None:` instead of `if t:` to test if a tensor is defined, "
-            "and use TensorFlow ops such as tf.cond to execute subgraphs conditioned on "
-            "the value of a tensor."
+        raise OperatorNotAllowedInGraphError(
+            "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed. " + _GRAPH_MODE_ADVICE
         )
 
     def __iter__(self):
-        raise TypeError(
-            "Iterating over a symbolic `tf.Tensor` is not allowed in Graph execution."
+        raise OperatorNotAllowedInGraphError(
+            "Iterating over a symbolic `tf.Tensor` is not allowed. " + _GRAPH_MODE_ADVICE
         )
 
     def __len__(self):
@@ -206,17 +231,13 @@ class Operation:
         return graph_io.node_def_from_operation(self)
 
     def get_attr(self, name):
-        """The attr's value in TF's Python form (bytes for strings, TensorProto for tensors)."""
-        try:
-            value = self._attrs[name]
-        except KeyError:
-            raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.") from None
-        attr_def = self._op_def.attrs.get(name) if self._op_def else None
-        if attr_def is not None and attr_def.type == "tensor":
-            from tfcompat.framework import tensor_util
+        """The attr's value as TF returns it: bytes for strings, DType for types,
+        TensorShapeProto for shapes, TensorProto for tensors, lists of those for lists."""
+        if name not in self._attrs:
+            raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
+        from tfcompat.framework import graph_io
 
-            return tensor_util.make_tensor_proto(value)
-        return value
+        return graph_io.attr_value_to_python(graph_io.attr_value_of(self, name))
 
     def _set_attr(self, name, value):
         self._attrs[name] = value

@@ -197,6 +197,12 @@ class TensorShape:
                 self._dims = None
             else:
                 self._dims = tuple(None if d.size == -1 else int(d.size) for d in dims.dim)
+        elif isinstance(dims, str):
+            raise TypeError(
+                f"Failed to convert '{dims!r}' to a shape: '{dims[:1]!r}'could not be "
+                "converted to a dimension. A shape should either be single dimension (e.g. "
+                "10), or an iterable of dimensions (e.g. [1, 10, None])."
+            )
         else:
             try:
                 items = list(dims)
