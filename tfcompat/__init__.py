@@ -63,7 +63,7 @@ from tfcompat.framework.scopes import (  # noqa: F401
 from tfcompat.framework.tensor import Operation, Tensor  # noqa: F401
 from tfcompat.framework.tensor_shape import Dimension, TensorShape  # noqa: F401
 from tfcompat.ops import array_ops, control_flow_ops, math_ops, nn_ops, state_ops  # noqa: F401
-from tfcompat.ops import segment_ops  # noqa: F401 - nn family modules
+from tfcompat.ops import nn_impl, segment_ops, sort_ops  # noqa: F401 - nn family modules
 from tfcompat.ops import reduction_ops  # noqa: F401 - math family: reductions, scans, ranges
 from tfcompat.client.session import (  # noqa: F401
     InteractiveSession,

@@ -19,7 +19,7 @@ from tfcompat.framework.op_helper import apply_op, convert_to_tensor
 from tfcompat.framework.scopes import name_scope
 from tfcompat.framework.tensor import Tensor
 from tfcompat.framework.tensor_shape import TensorShape
-from tfcompat.util.tf_export import export_constant, tf_export
+from tfcompat.util.tf_export import tf_export
 
 _FLOAT = "{half, bfloat16, float, double}"
 
@@ -235,13 +235,13 @@ register_op(
 def _swap_with_last(x, dim_index, last_index, name=None):
     """``x`` with dimensions ``dim_index`` and ``last_index`` exchanged, the permutation
     built from ranges and packs as TF builds it."""
-    from tfcompat.ops import array_ops, math_ops
+    from tfcompat.ops import array_ops, reduction_ops
 
     perm = array_ops.concat(
         [
-            math_ops.range(dim_index),
+            reduction_ops.range(dim_index),
             [last_index],
-            math_ops.range(dim_index + 1, last_index),
+            reduction_ops.range(dim_index + 1, last_index),
             [dim_index],
         ],
         0,
@@ -290,7 +290,7 @@ def _on_last_axis(op_type, inputs, dim, name):
 def _axis_or_dim(axis, dim):
     """TF's deprecated-argument lookup: ``dim`` is the old name of ``axis``."""
     if axis is not None and dim is not None:
-        raise ValueError("Cannot specify both 'axis' and 'dim'")
+        raise ValueError("Cannot specify both 'dim' and 'axis'.")
     return dim if axis is None else axis
 
 
@@ -386,6 +386,149 @@ def _ensure_xent_args(name, labels, logits):
         )
 
 
+def _flatten_outer_dims(x):
+    """``x`` reshaped to a matrix ``[-1, last_dim]``, with the static shape TF gives it."""
+    from tfcompat.ops import array_ops, math_ops
+
+    rank = array_ops.rank(x)
+    last_dim_size = array_ops.slice(array_ops.shape(x), [math_ops.subtract(rank, 1)], [1])
+    output = array_ops.reshape(x, array_ops.concat([[-1], last_dim_size], 0))
+    if x.shape.rank is not None:
+        dims = x.shape.as_list()
+        if all(d is not None for d in dims[:-1]):
+            output.set_shape([int(np.prod(dims[:-1], dtype=np.int64)), dims[-1]])
+    return output
+
+
+def _move_axis_to_end(x, axis, rank):
+    """``x`` transposed so that dimension ``axis`` (an int) comes last."""
+    from tfcompat.ops import array_ops, reduction_ops
+
+    perm = array_ops.concat(
+        [reduction_ops.range(axis), reduction_ops.range(axis + 1, rank), [axis]], 0
+    )
+    return array_ops.transpose(x, perm)
+
+
+@tf_export("nn.softmax_cross_entropy_with_logits_v2")
+def softmax_cross_entropy_with_logits_v2(labels, logits, axis=None, name=None, dim=None):
+    """Cross entropy between the distributions ``labels`` and ``softmax(logits)`` along
+    ``axis`` (default -1): one loss per remaining position. Gradients flow into both."""
+    from tfcompat.ops import array_ops, math_ops
+
+    axis = _axis_or_dim(axis, dim)
+    axis = -1 if axis is None else axis
+    with name_scope(name, "softmax_cross_entropy_with_logits", [logits, labels]) as scope:
+        logits = convert_to_tensor(logits, name="logits")
+        labels = convert_to_tensor(labels, name="labels")
+        # Half-precision inputs are computed in float32, as TF does.
+        widen = logits.dtype in (dtypes.float16, dtypes.bfloat16)
+        precise_logits = math_ops.cast(logits, dtypes.float32) if widen else logits
+        labels = math_ops.cast(labels, precise_logits.dtype)
+        input_rank = array_ops.rank(precise_logits)
+        shape = logits.shape
+        if axis != -1:
+            precise_logits = _move_axis_to_end(precise_logits, axis, input_rank)
+            labels = _move_axis_to_end(labels, axis, input_rank)
+        input_shape = array_ops.shape(precise_logits)
+        precise_logits = _flatten_outer_dims(precise_logits)
+        labels = _flatten_outer_dims(labels)
+        cost = apply_op(
+            "SoftmaxCrossEntropyWithLogits", name=scope, features=precise_logits, labels=labels
+        ).outputs[0]
+        output_shape = array_ops.slice(input_shape, [0], [math_ops.subtract(input_rank, 1)])
+        cost = array_ops.reshape(cost, output_shape)
+        if shape.rank is not None:
+            dims = shape.as_list()
+            del dims[axis]
+            cost.set_shape(dims)
+        return math_ops.cast(cost, logits.dtype) if widen else cost
+
+
+@tf_export("nn.softmax_cross_entropy_with_logits")
+def softmax_cross_entropy_with_logits(labels=None, logits=None, dim=-1, name=None, axis=None):
+    """The TF1 softmax cross entropy: as ``softmax_cross_entropy_with_logits_v2`` but no
+    gradient flows into ``labels`` (they pass through ``StopGradient``)."""
+    from tfcompat.ops import array_ops
+
+    dim = _axis_or_dim(axis, dim)  # TF too rejects ``axis`` unless ``dim=None`` is passed
+    _ensure_xent_args("softmax_cross_entropy_with_logits", labels, logits)
+    with name_scope(name, "softmax_cross_entropy_with_logits_sg", [logits, labels]) as scope:
+        labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
+    return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=dim, name=scope)
+
+
+def _shape_equality_checks(labels, logits):
+    """Run-time check that ``labels``' shape is ``logits``' without the last dimension, as
+    TF adds when the static shapes cannot prove it."""
+    from tfcompat.ops import array_ops, check_ops
+
+    return [check_ops.assert_equal(array_ops.shape(labels), array_ops.shape(logits)[:-1])]
+
+
+@tf_export("nn.sparse_softmax_cross_entropy_with_logits")
+def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """Cross entropy between class indices ``labels`` (shape ``logits.shape[:-1]``, values
+    in ``[0, num_classes)``) and ``softmax(logits)`` along the last axis."""
+    from tfcompat.framework.scopes import control_dependencies
+    from tfcompat.ops import array_ops, math_ops
+
+    _ensure_xent_args("sparse_softmax_cross_entropy_with_logits", labels, logits)
+    with name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]):
+        labels = convert_to_tensor(labels)
+        logits = convert_to_tensor(logits)
+        widen = logits.dtype == dtypes.float16
+        precise_logits = math_ops.cast(logits, dtypes.float32) if widen else logits
+        labels_static_shape = labels.shape
+        labels_shape = array_ops.shape(labels)
+        logits_rank = logits.shape.rank
+        static_shapes_fully_defined = (
+            labels_static_shape.is_fully_defined() and logits.shape[:-1].is_fully_defined()
+        )
+        _check_sparse_xent_shapes(labels_static_shape, logits.shape, static_shapes_fully_defined)
+
+        def finish(cost):
+            return math_ops.cast(cost, dtypes.float16) if widen else cost
+
+        if logits_rank == 2:
+            return finish(_sparse_xent_op(precise_logits, labels, name))
+        checks = [] if static_shapes_fully_defined else _shape_equality_checks(labels, logits)
+        with control_dependencies(checks):
+            num_classes = array_ops.shape(logits)[array_ops.rank(logits) - 1]
+            precise_logits = array_ops.reshape(precise_logits, [-1, num_classes])
+            labels = array_ops.reshape(labels, [-1])
+            cost = _sparse_xent_op(precise_logits, labels, name)
+            cost = array_ops.reshape(cost, labels_shape)
+            cost.set_shape(labels_static_shape)
+            return finish(cost)
+
+
+def _sparse_xent_op(logits, labels, name):
+    return apply_op(
+        "SparseSoftmaxCrossEntropyWithLogits", name=name, features=logits, labels=labels
+    ).outputs[0]
+
+
+def _check_sparse_xent_shapes(labels_shape, logits_shape, fully_defined):
+    if logits_shape.rank == 0:
+        raise ValueError(f"`logits` cannot be a scalar. Received logits={logits_shape}`")
+    if (
+        logits_shape.rank is not None
+        and labels_shape.rank is not None
+        and labels_shape.rank != logits_shape.rank - 1
+    ):
+        raise ValueError(
+            "`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: "
+            f"labels.shape={labels_shape} of rank {labels_shape.rank} and "
+            f"logits.shape={logits_shape} of rank {logits_shape.rank}"
+        )
+    if fully_defined and labels_shape != logits_shape[:-1]:
+        raise ValueError(
+            "`labels.shape` must equal `logits.shape` except for the last dimension. "
+            f"Received: labels.shape={labels_shape} and logits.shape={logits_shape}"
+        )
+
+
 # ---------------------------------------------------------------------------------------------
 # TopKV2
 # ---------------------------------------------------------------------------------------------
@@ -426,16 +569,3 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa:
     keep their order (lower index first)."""
     op = apply_op("TopKV2", name=name, input=input, k=k, sorted=sorted, index_type=index_type)
     return TopKV2(*op.outputs)
-
-
-def _export_math_aliases():
-    """``tf.nn.sigmoid`` / ``tf.nn.tanh`` are the math ops' wrappers under nn names."""
-    from tfcompat.ops import math_ops
-
-    for name in ("sigmoid", "tanh"):
-        fn = getattr(math_ops, name, None)
-        if fn is not None:
-            export_constant(fn, f"nn.{name}")
-
-
-_export_math_aliases()
