@@ -152,6 +152,17 @@ def _convert_input(op_def, arg, value, attrs, index):
         if attr_def.has_default:
             preferred = attr_def.default
     label = arg.name if index is None else f"{arg.name}_{index}"  # list items: x_0, x_1, ...
+    if preferred is not None and index is None and op_def.attrs[arg.type_attr].allowed_values:
+        # TF first converts without the preference and keeps the result if its dtype is
+        # allowed (MatrixBandPart(x, 0, -1) gets int32 bounds although Tindex defaults to
+        # int64); only otherwise does the default dtype apply.
+        try:
+            inferred = convert_to_tensor(value, name=label, as_ref=arg.is_ref)
+        except TypeError:
+            inferred = None
+        if inferred is not None:
+            if inferred.dtype.base_dtype in op_def.attrs[arg.type_attr].allowed_values:
+                value = inferred
     try:
         tensor = convert_to_tensor(
             value, dtype=expected, name=label, as_ref=arg.is_ref, preferred_dtype=preferred
