@@ -43,11 +43,8 @@ def gather_v2_output_shape(params, indices, axis, batch_dims):
         raise ValueError(f"batch_dims ({batch_dims}) must be less than or equal to axis ({axis}).")
     if batch_dims > len(i):
         raise ValueError(f"batch_dims ({batch_dims}) must be less than rank(indices) ({len(i)}).")
-    batch = [
-        array_ops._merge_dims(a, b, (p[:batch_dims], i[:batch_dims], k))
-        for k, (a, b) in enumerate(zip(p[:batch_dims], i[:batch_dims]))
-    ]
-    return TensorShape(batch + p[batch_dims:axis] + i[batch_dims:] + p[axis + 1 :])
+    # The batch dims come from params (TF does not refine them with the indices' dims).
+    return TensorShape(p[:axis] + i[batch_dims:] + p[axis + 1 :])
 
 
 register_op(
