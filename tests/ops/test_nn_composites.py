@@ -177,3 +177,28 @@ def test_sparse_xent_shape_errors(labels_shape, logits_shape, match):
             logits = tf.placeholder(tf.float32, logits_shape)
             with pytest.raises(ValueError, match=match):
                 tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+
+
+@pytest.mark.parametrize("axis", [0, -2])  # TF itself fails on a last-axis tensor
+def test_softmax_tensor_axis(axis):
+    values = sample((2, 3), seed=41)
+
+    def program(tf):
+        x = tf.placeholder(tf.float32, [2, 3])
+        return tf.nn.softmax(x, axis=tf.constant(axis)), {x: values}
+
+    assert_parity(program, rtol=1e-5)
+    assert_same_graph_def(program)
+
+
+def test_sparse_xent_partially_known_rank3_values():
+    logits = sample((2, 3, 4), seed=42)
+    labels = np.array([[0, 3, 1], [2, 2, 0]], np.int64)
+
+    def program(tf):
+        x = tf.placeholder(tf.float32, [None, 3, 4])
+        y = tf.placeholder(tf.int64, [None, 3])
+        loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=x)
+        return loss, {x: logits, y: labels}
+
+    assert_parity(program, rtol=1e-5)
