@@ -531,3 +531,14 @@ def test_graph_str_is_python_default():
         assert re.fullmatch(r"<[\w.]+\.Graph object at 0x[0-9a-f]+>", str(g)), str(g)
         assert str(g) == repr(g)
     assert not tf.Graph().building_function
+
+
+def test_graph_def_sorts_control_inputs_but_node_def_keeps_order():
+    def program(tf):
+        c, a, b = (tf.constant(1.0, name=n) for n in "cab")
+        with tf.control_dependencies([c]), tf.control_dependencies([b, a]):
+            x = tf.constant(2.0, name="x")
+        x.op._add_control_input(tf.constant(1.0, name="first").op)
+        return list(x.op.node_def.input), [op.name for op in x.op.control_inputs]
+
+    assert_same_build(program)

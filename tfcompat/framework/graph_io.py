@@ -15,6 +15,12 @@ from tfcompat.framework import dtypes, errors, op_helper, tensor_shape, tensor_u
 from tfcompat.framework import graph as graph_lib
 from tfcompat.framework import op_def as op_def_lib
 from tfcompat.framework.proto import attr_value_pb2, graph_pb2, node_def_pb2
+from tfcompat.util.tf_export import export_constant
+
+export_constant(graph_pb2.GraphDef, "GraphDef")
+export_constant(node_def_pb2.NodeDef, "NodeDef")
+export_constant(attr_value_pb2.AttrValue, "AttrValue")
+export_constant(attr_value_pb2.NameAttrList, "NameAttrList")
 
 # ---------------------------------------------------------------------------------------------
 # Attr values: canonical Python <-> AttrValue, one entry per attr type
@@ -119,10 +125,13 @@ def attr_value_to_python(proto: attr_value_pb2.AttrValue):
     return _GET_ATTR_CONVERTERS.get(kind, lambda v: v)(getattr(proto, kind))
 
 
-def node_def_from_operation(op) -> node_def_pb2.NodeDef:
+def node_def_from_operation(op, sort_control_inputs=False) -> node_def_pb2.NodeDef:
+    """``op`` as a NodeDef. ``op.node_def`` keeps control inputs in the order they were
+    added; GraphDefs list them sorted by name, as TF's ``ToGraphDef`` does."""
     node = node_def_pb2.NodeDef(name=op.name, op=op.type, device=op.device)
     node.input.extend(t._as_node_def_input() for t in op.inputs)
-    node.input.extend("^" + c.name for c in op.control_inputs)
+    controls = [c.name for c in op.control_inputs]
+    node.input.extend("^" + c for c in (sorted(controls) if sort_control_inputs else controls))
     for key in op.attrs:
         node.attr[key].CopyFrom(attr_value_of(op, key))
     return node
@@ -135,7 +144,7 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False) -> graph_pb2.
         if from_version is not None and op._id < from_version:
             continue
         node = graph_def.node.add()
-        node.CopyFrom(node_def_from_operation(op))
+        node.CopyFrom(node_def_from_operation(op, sort_control_inputs=True))
         if add_shapes:
             node.attr["_output_shapes"].CopyFrom(
                 attr_to_proto("list(shape)", [t.shape for t in op.outputs])
@@ -195,7 +204,7 @@ def _parse_input(name: str):
 
 def _topological_order(nodes):
     """Nodes ordered so inputs come first, keeping the GraphDef's order where it already is;
-    ValueError naming the nodes of a cycle."""
+    ValueError naming the nodes of a cycle (TF: "N nodes in a cycle")."""
     import heapq
 
     by_name = {n.name: n for n in nodes}
@@ -219,91 +228,178 @@ def _topological_order(nodes):
                 heapq.heappush(heap, (position[user], user))
     if len(order) != len(nodes):
         stuck = sorted(name for name, count in remaining.items() if count > 0)
-        raise ValueError(
-            "GraphDef cannot be imported: it contains a cycle through nodes "
-            + ", ".join(repr(s) for s in stuck[:10])
-        )
+        shown = ", ".join(repr(s) for s in stuck[:10]) + (", ..." if len(stuck) > 10 else "")
+        raise ValueError(f"{len(stuck)} nodes in a cycle: {shown}")
     return order
+
+
+def _check_arguments(graph_def, input_map, return_elements):
+    """TF's argument checks; returns the GraphDef (parsed if bytes) and the input map."""
+    if isinstance(graph_def, (bytes, bytearray)):
+        graph_def = parse_graph_def(bytes(graph_def))
+    if not hasattr(graph_def, "node") or not hasattr(graph_def, "versions"):
+        raise TypeError("Argument `graph_def` must be a GraphDef proto.")
+    input_map = dict(input_map or {})
+    if not all(isinstance(k, str) for k in input_map):
+        raise TypeError(
+            f"All keys for argument `input_map` must be strings. Obtained keys: {list(input_map)}"
+        )
+    if return_elements is not None and not all(isinstance(e, str) for e in return_elements):
+        raise TypeError(
+            f"Argument `return_elements` must be a list of strings. Obtained {return_elements}."
+        )
+    missing = sorted({n.op for n in graph_def.node if n.op not in op_def_lib.OPDEFS})
+    if missing:
+        # One error naming every missing op type (TF stops at the first one).
+        raise errors.NotFoundError(
+            None,
+            None,
+            "Op type not registered "
+            + ", ".join(f"'{m}'" for m in missing)
+            + f" in binary running on tfcompat: the GraphDef uses {len(missing)} op type(s) "
+            "that tfcompat does not implement.",
+        )
+    names = [n.name for n in graph_def.node]
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise ValueError(f"Duplicate node name in graph: '{dup}'")
+    return graph_def, input_map
+
+
+class _Importer:
+    """Adds one GraphDef's nodes to ``graph`` under ``prefix``, resolving inputs through
+    ``input_map`` first; remembers which map entries were used."""
+
+    def __init__(self, graph, prefix, input_map):
+        self.graph = graph
+        self.prefix = prefix
+        self.input_map = input_map
+        self.used = set()
+        self.created = {}
+
+    def _mapped(self, src, index):
+        """The input_map entry for ``src:index`` ("x:0" or, for output 0, "x")."""
+        for key in (f"{src}:{index}",) + ((src,) if index == 0 else ()):
+            if key in self.input_map:
+                self.used.add(key)
+                return op_helper.convert_to_tensor(self.input_map[key])
+        return None
+
+    def _resolve(self, node):
+        inputs, controls = [], []
+        for text in node.input:
+            src, index = _parse_input(text)
+            if index is None:
+                if text in self.input_map:
+                    self.used.add(text)
+                    controls.append(self.input_map[text])
+                elif src in self.created:
+                    controls.append(self.created[src])
+                else:
+                    raise ValueError(f"Node '{node.name}': Unknown input node '{text}'")
+                continue
+            mapped = self._mapped(src, index)
+            if mapped is not None:
+                inputs.append(mapped)
+                continue
+            if src not in self.created:
+                raise ValueError(f"Node '{node.name}': Unknown input node '{text}'")
+            outputs = self.created[src].outputs
+            if index >= len(outputs):
+                raise ValueError(
+                    f"Node '{node.name}': Connecting to invalid output {index} of source node "
+                    f"{src} which has {len(outputs)} outputs."
+                )
+            inputs.append(outputs[index])
+        return inputs, controls
+
+    def add(self, node):
+        inputs, controls = self._resolve(node)
+        attrs = {key: attr_from_proto(value) for key, value in node.attr.items()}
+        attrs = _rename_colocation(attrs, self.prefix)
+        name = self.prefix + node.name
+        _check_input_types(node, name, inputs, attrs)
+        # Imported nodes depend on every enclosing control_dependencies op, after their own
+        # control inputs (TF's importer ignores the "already dominated" rule).
+        scoped = [c for block in self.graph._control_stack for c in block.control_ops]
+        with self.graph.control_dependencies(None):
+            op = op_helper.create_op_from_node(self.graph, name, node.op, inputs, attrs)
+        op._add_control_inputs(controls + scoped)
+        if node.device:
+            op._set_device(node.device)
+        self.created[node.name] = op
+
+    def return_element(self, element):
+        src, index = _parse_input(element)
+        if ":" not in element:
+            if src not in self.created:
+                raise ValueError(f"Requested return node '{element}' not found in graph def")
+            return self.created[src]
+        if src not in self.created:
+            raise ValueError(f"Requested return tensor '{element}' not found in graph def")
+        outputs = self.created[src].outputs
+        if index >= len(outputs):
+            raise ValueError(
+                f"Invalid return output {index} of node '{src}', which has {len(outputs)} output(s)"
+            )
+        return outputs[index]
+
+
+def _check_input_types(node, name, inputs, attrs):
+    """TF's check that each input's dtype is what the OpDef and the node's attrs expect."""
+    op_def = op_def_lib.get_op_def(node.op)
+    try:
+        expected = _arg_dtypes(op_def.inputs, {**_defaults(op_def), **attrs})
+    except (KeyError, TypeError, AttributeError):
+        return  # attrs incomplete: create_op_from_node reports it
+    for i, (tensor, want) in enumerate(zip(inputs, expected)):
+        got = tensor.dtype
+        ok = got == want if want.is_ref_dtype else got.base_dtype == want
+        if not ok:
+            raise ValueError(
+                f"Input {i} of node {name} was passed {got.name} from {tensor.name} "
+                f"incompatible with expected {_tf_type_name(want)}."
+            )
+
+
+def _arg_dtypes(args, attrs):
+    """The dtype of each flattened tensor of ``args`` given the node's attrs."""
+    out = []
+    for arg in args:
+        if arg.type_list_attr:
+            out.extend(dtypes.as_dtype(t) for t in attrs[arg.type_list_attr])
+            continue
+        dtype = dtypes.as_dtype(arg.dtype if arg.dtype is not None else attrs[arg.type_attr])
+        count = attrs[arg.number_attr] if arg.number_attr else 1
+        out.extend([dtype._as_ref if arg.is_ref else dtype] * count)
+    return out
+
+
+def _defaults(op_def):
+    return {a.name: a.default for a in op_def.attrs.values() if a.has_default}
+
+
+def _tf_type_name(dtype):
+    """The DataType spelling TF's C++ messages use (``float``, ``int32``, ``float_ref``)."""
+    return dtypes.proto_name(dtype)[3:].lower()
 
 
 def import_graph_def(
     graph_def, input_map=None, return_elements=None, name=None, op_dict=None, producer_op_list=None
 ):
     """Adds the GraphDef's nodes to the default graph under scope ``name`` ("import" by
-    default). ``input_map`` replaces GraphDef tensors by existing ones; ``return_elements``
-    lists names of tensors/ops to return."""
-    if isinstance(graph_def, (bytes, bytearray)):
-        graph_def = parse_graph_def(bytes(graph_def))
-    if not hasattr(graph_def, "node"):
-        raise TypeError(f"graph_def must be a GraphDef proto, got {type(graph_def).__name__}")
-    missing = sorted({n.op for n in graph_def.node if n.op not in op_def_lib.OPDEFS})
-    if missing:
-        raise errors.NotFoundError(
-            None,
-            None,
-            "Op type not registered "
-            + ", ".join(f"'{m}'" for m in missing)
-            + " in binary running on tfcompat: the GraphDef uses "
-            + f"{len(missing)} op type(s) that tfcompat does not implement.",
-        )
-    input_map = dict(input_map or {})
-    for key in input_map:
-        if not isinstance(key, str):
-            raise TypeError("input_map must be a dictionary mapping strings to Tensor objects.")
+    default, "" for none). ``input_map`` replaces GraphDef tensors (``"x:0"`` or ``"x"``)
+    by existing ones; ``return_elements`` names tensors (``"x:0"``) and ops (``"x"``) to
+    return. Control dependency, device and colocation scopes apply to the new nodes."""
+    graph_def, input_map = _check_arguments(graph_def, input_map, return_elements)
     graph = graph_lib.get_default_graph()
-    names = [n.name for n in graph_def.node]
-    if len(set(names)) != len(names):
-        dup = next(n for n in names if names.count(n) > 1)
-        raise ValueError(f"Duplicate node name in graph: '{dup}'")
     nodes = _topological_order(list(graph_def.node))
     scope_name = "import" if name is None else name
     with graph.name_scope(scope_name or None) as scope:
-        prefix = scope if scope_name else ""
-        created = {}
-        used_inputs = set()
+        importer = _Importer(graph, scope if scope_name else "", input_map)
         for node in nodes:
-            inputs, controls = [], []
-            for inp in node.input:
-                src, index = _parse_input(inp)
-                key = src if index is None else f"{src}:{index}"
-                if index is not None and (key in input_map or (index == 0 and src in input_map)):
-                    mapped = input_map.get(key, input_map.get(src))
-                    inputs.append(op_helper.convert_to_tensor(mapped))
-                    used_inputs.add(key if key in input_map else src)
-                    continue
-                if index is None and inp in input_map:
-                    used_inputs.add(inp)
-                    controls.append(input_map[inp])
-                    continue
-                if src not in created:
-                    raise ValueError(f"Node '{node.name}': Unknown input node '{inp}' in GraphDef")
-                if index is None:
-                    controls.append(created[src])
-                else:
-                    outputs = created[src].outputs
-                    if index >= len(outputs):
-                        raise ValueError(
-                            f"Node '{node.name}': Connecting to invalid output {index} of "
-                            f"source node {src} which has {len(outputs)} outputs."
-                        )
-                    inputs.append(outputs[index])
-            attrs = {key: attr_from_proto(value) for key, value in node.attr.items()}
-            attrs = _rename_colocation(attrs, prefix)
-            try:
-                op = op_helper.create_op_from_node(
-                    graph, prefix + node.name, node.op, inputs, attrs
-                )
-            except (TypeError, ValueError) as e:
-                raise ValueError(
-                    f"Node '{node.name}' ({node.op}) could not be imported: {e}"
-                ) from None
-            op._add_control_inputs(
-                c if not isinstance(c, str) else graph.get_operation_by_name(c) for c in controls
-            )
-            if node.device:
-                op._set_device(node.device)
-            created[node.name] = op
-    unused = set(input_map) - used_inputs
+            importer.add(node)
+    unused = set(input_map) - importer.used
     if unused:
         raise ValueError(
             "Attempted to map inputs that were not found in graph_def: ["
@@ -312,19 +408,11 @@ def import_graph_def(
         )
     if return_elements is None:
         return None
-    results = []
-    for element in return_elements:
-        src, index = _parse_input(element)
-        if src not in created:
-            raise ValueError(f"Requested return_element {element!r} not found in graph_def.")
-        if ":" in element:
-            results.append(created[src].outputs[index])
-        else:
-            results.append(created[src])
-    return results
+    return [importer.return_element(e) for e in return_elements]
 
 
 def _rename_colocation(attrs, prefix):
+    """``loc:@x`` colocation groups point at the imported (prefixed) node names."""
     if prefix and "_class" in attrs:
         attrs["_class"] = [
             b"loc:@" + prefix.encode() + g[5:] if g.startswith(b"loc:@") else g
