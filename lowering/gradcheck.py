@@ -79,13 +79,13 @@ def check_gradients(ys, xs, feed_dict=None, grad_ys=None, session=None) -> Gradi
     """
     import jax
 
-    from tfcompat import gradients as gradients_lib
     from tfcompat.client.session import Session
+    from tfcompat.gradients import gradients  # (tfcompat.gradients is the function)
 
     ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
     xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]
     graph = ys[0].graph
-    grads = gradients_lib.gradients(ys, xs, grad_ys)
+    grads = gradients(ys, xs, grad_ys)
     if session is None:
         from tfcompat import variables
 

@@ -158,7 +158,7 @@ def _get_grad(grads, tensor, unconnected):
 
 def _add_n_colocated(graph, tensors):
     """TF's ``_MultiDeviceAddN``: one AddN per device, colocated with its first summand."""
-    from tfcompat.ops import math_ops
+    from tfcompat.ops.reduction_ops import add_n  # TF keeps add_n in math_ops
 
     by_device = collections.defaultdict(list)
     for t in tensors:
@@ -167,16 +167,17 @@ def _add_n_colocated(graph, tensors):
     for device in sorted(by_device):
         group = by_device[device]
         with graph.colocate_with(group[0].op, ignore_existing=True):
-            summands.append(math_ops.add_n(group))
-    return summands[0] if len(summands) == 1 else math_ops.add_n(summands)
+            summands.append(add_n(group))
+    return summands[0] if len(summands) == 1 else add_n(summands)
 
 
 def _aggregate_indexed_slices(grads):
     from tfcompat.ops import array_ops, math_ops
+    from tfcompat.ops.reduction_ops import add_n
 
     grads = [g for g in grads if g is not None]
     if any(isinstance(g, Tensor) for g in grads):
-        return math_ops.add_n(grads)
+        return add_n(grads)
     indices = [g.indices for g in grads]
     if len({i.dtype.base_dtype for i in indices}) > 1:
         indices = [math_ops.cast(i, dtypes.int64) for i in indices]
@@ -188,7 +189,7 @@ def _aggregate_indexed_slices(grads):
 
 
 def _aggregated_grads(graph, grads, op, aggregation_method):
-    from tfcompat.ops import math_ops
+    from tfcompat.ops.reduction_ops import add_n
 
     if aggregation_method is None:
         aggregation_method = AggregationMethod.DEFAULT
@@ -212,7 +213,7 @@ def _aggregated_grads(graph, grads, op, aggregation_method):
                 with graph.name_scope(op.name + "_gradient_sum"):
                     total = present[0]
                     for g in present[1:]:
-                        total = math_ops.add_n([total, g])
+                        total = add_n([total, g])
                 result.append(total)
         else:
             result.append(_aggregate_indexed_slices(out_grad))
