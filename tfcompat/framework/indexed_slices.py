@@ -91,7 +91,7 @@ class IndexedSlicesValue:
 
 def _to_tensor(value, dtype=None, name=None, as_ref=False):
     """Densifies with ``UnsortedSegmentSum`` (duplicate indices add up), as TF does."""
-    from tfcompat.ops import math_ops
+    from tfcompat.ops import segment_ops
 
     if dtype is not None and not dtype.is_compatible_with(value.dtype):
         raise ValueError(
@@ -103,7 +103,7 @@ def _to_tensor(value, dtype=None, name=None, as_ref=False):
             "Tensor conversion requested for IndexedSlices for argument `value` without "
             f"dense_shape: {value!s}"
         )
-    return math_ops.unsorted_segment_sum(
+    return segment_ops.unsorted_segment_sum(
         value.values, value.indices, value.dense_shape[0], name=name
     )
 
