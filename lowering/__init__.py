@@ -22,7 +22,17 @@ if _cache_dir:
     jax.config.update("jax_compilation_cache_dir", _cache_dir)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.1)
 
-FAMILIES = ("array", "slicing", "gather", "math", "nn", "segment", "state", "control_flow")
+FAMILIES = (
+    "array",
+    "slicing",
+    "gather",
+    "math",
+    "nn",
+    "segment",
+    "state",
+    "control_flow",
+    "training",
+)
 
 for _family in FAMILIES:
     importlib.import_module(f"lowering.{_family}")

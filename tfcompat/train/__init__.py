@@ -1,0 +1,57 @@
+"""``tf.train``: TF1 optimizers, slots, the global step and learning-rate schedules."""
+
+from tfcompat.train import slot_creator
+from tfcompat.train.adadelta import AdadeltaOptimizer
+from tfcompat.train.adagrad import AdagradOptimizer
+from tfcompat.train.adagrad_da import AdagradDAOptimizer
+from tfcompat.train.adam import AdamOptimizer
+from tfcompat.train.ftrl import FtrlOptimizer
+from tfcompat.train.gradient_descent import GradientDescentOptimizer
+from tfcompat.train.learning_rate_decay import (
+    cosine_decay,
+    exponential_decay,
+    inverse_time_decay,
+    natural_exp_decay,
+    piecewise_constant,
+    polynomial_decay,
+)
+from tfcompat.train.momentum import MomentumOptimizer
+from tfcompat.train.optax_optimizer import OptaxOptimizer
+from tfcompat.train.optimizer import Optimizer
+from tfcompat.train.proximal_adagrad import ProximalAdagradOptimizer
+from tfcompat.train.proximal_gradient_descent import ProximalGradientDescentOptimizer
+from tfcompat.train.rmsprop import RMSPropOptimizer
+from tfcompat.train.training_util import (
+    assert_global_step,
+    create_global_step,
+    get_global_step,
+    get_or_create_global_step,
+    global_step,
+)
+
+__all__ = [
+    "Optimizer",
+    "GradientDescentOptimizer",
+    "MomentumOptimizer",
+    "AdagradOptimizer",
+    "AdagradDAOptimizer",
+    "AdamOptimizer",
+    "RMSPropOptimizer",
+    "AdadeltaOptimizer",
+    "FtrlOptimizer",
+    "ProximalGradientDescentOptimizer",
+    "ProximalAdagradOptimizer",
+    "OptaxOptimizer",
+    "assert_global_step",
+    "create_global_step",
+    "get_global_step",
+    "get_or_create_global_step",
+    "global_step",
+    "cosine_decay",
+    "exponential_decay",
+    "inverse_time_decay",
+    "natural_exp_decay",
+    "piecewise_constant",
+    "polynomial_decay",
+    "slot_creator",
+]
