@@ -145,6 +145,17 @@ def _zeros_like(t):
     return array_ops.zeros_like(t)
 
 
+def _zeros_for_unused_output(t):
+    """TF's stand-in gradient of an output ys do not depend on: ``ZerosLike`` named in the
+    gradients scope (not the op's ``_grad`` scope), tagged as zeros so that gradient
+    functions can skip it (cross entropy's second-derivative term)."""
+    from tfcompat.ops import array_ops
+
+    zeros = array_ops.zeros_like(t, optimize=False)
+    zeros._is_zeros_tensor = True
+    return zeros
+
+
 def _get_grad(grads, tensor, unconnected):
     """x's gradient, already aggregated when its op was processed."""
     op_grads = grads.get(tensor.op)
@@ -313,8 +324,7 @@ def gradients(
             if grad_fn is not None and has_out_grads:
                 for i, out_grad in enumerate(out_grads):
                     if out_grad is None and is_trainable(op.outputs[i]):
-                        with graph.name_scope(op.name + "_grad"):
-                            out_grads[i] = _zeros_like(op.outputs[i])
+                        out_grads[i] = _zeros_for_unused_output(op.outputs[i])
                 with graph.name_scope(op.name + "_grad"):
                     in_grads = _as_list(grad_fn(op, *out_grads))
                     _verify(in_grads, op)

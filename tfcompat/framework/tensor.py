@@ -33,7 +33,17 @@ def _shape_text(shape) -> str:
 class Tensor:
     """The ``value_index``-th output of ``op``: a symbolic handle with a static ``shape``."""
 
-    __slots__ = ("_op", "_value_index", "_dtype", "_shape", "_consumers", "__weakref__")
+    # ``_is_zeros_tensor`` (unset unless tagged): zeros ``tf.gradients`` filled in for an
+    # output without gradient; fused gradients (cross entropy) skip work on them, as TF's do.
+    __slots__ = (
+        "_op",
+        "_value_index",
+        "_dtype",
+        "_shape",
+        "_consumers",
+        "_is_zeros_tensor",
+        "__weakref__",
+    )
 
     # Makes numpy defer `ndarray + tensor` to Tensor.__radd__.
     __array_priority__ = 100
