@@ -14,6 +14,7 @@ import numpy as np
 
 from lowering import interpreter
 from lowering import plan as plan_lib
+from lowering import regions
 from lowering.registry import LOWERINGS, REFERENCE
 
 # Op types whose rules draw randomness; the run counter is only used when one is present.
@@ -37,6 +38,10 @@ class DeviceFunction:
         self.segment = segment
         self.compile_count = 0
         self.traced_signature = None  # (state, inputs) shapes/dtypes of the latest trace
+        # Control flow (lowering/regions.py): the size of gradient stacks, and the ops
+        # behind the check flags a step reports.
+        self.stack_bucket = regions.INITIAL_STACK_BUCKET
+        self.report_ops = {}
         self.jitted = _jax().jit(self._traced, donate_argnums=(0,))
 
     def pure_function(self):
@@ -49,6 +54,7 @@ class DeviceFunction:
                 jax = _jax()
                 key = jax.random.fold_in(jax.random.key(0), counter)
             ctx = interpreter.Context(dict(state), "xla", key)
+            ctx.stack_bucket, ctx.report_ops = self.stack_bucket, self.report_ops
             env = dict(zip(segment.inputs, inputs))
             interpreter.run_ops(segment.ops, env, LOWERINGS, ctx)
             outputs = []
@@ -57,7 +63,7 @@ class DeviceFunction:
                 if isinstance(value, interpreter.VarRef):
                     value = ctx.read_var(value)
                 outputs.append(value)
-            return outputs, ctx.state
+            return outputs, regions.end_step(ctx, state)
 
         return fn
 
@@ -72,8 +78,15 @@ class DeviceFunction:
         segment = self.segment
         touched = {name: state[name] for name in segment.variables if name in state}
         inputs = [env[t] for t in segment.inputs]
-        outputs, new_state = self.jitted(touched, inputs, np.uint32(counter))
-        state.update(new_state)
+        while True:
+            outputs, new_state = self.jitted(touched, inputs, np.uint32(counter))
+            report = new_state.pop(regions.REPORT_KEY, None)
+            state.update(new_state)
+            # A failed check raises here; a full gradient stack reruns the step (its state
+            # writes were discarded) with a larger stack.
+            if report is None or not regions.check_report(self, report):
+                break
+            touched = new_state
         env.update(zip(segment.outputs, outputs))
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 
+from lowering import regions
 from tfcompat.framework import dtypes, errors
 
 VARIABLE_OP_TYPES = frozenset({"VariableV2", "Variable"})
@@ -83,13 +84,16 @@ def prune(fetches, targets, feeds):
     return needed
 
 
-def order(ops, feeds):
-    """Topological order, earliest-created first among ready ops; errors on cycles."""
+def order(ops, feeds, alias=None):
+    """Topological order, earliest-created first among ready ops; errors on cycles.
+    ``alias`` maps ops contracted into a control-flow region to their RegionOp."""
+    alias = alias or {}
     deps = {}
     users = {op: [] for op in ops}
     for op in ops:
-        preds = {t.op for t in op.inputs if t not in feeds and t.op in users}
-        preds.update(c for c in op.control_inputs if c in users)
+        preds = {alias.get(t.op, t.op) for t in op.inputs if t not in feeds}
+        preds.update(alias.get(c, c) for c in op.control_inputs)
+        preds = {p for p in preds if p in users and p is not op}
         deps[op] = len(preds)
         for p in preds:
             users[p].append(op)
@@ -133,8 +137,9 @@ def _check_feeds_present(ops, feeds):
             )
 
 
-def _assign_segments(ordered, feeds):
+def _assign_segments(ordered, feeds, alias=None):
     """Segment index per op: even indices are host segments, odd ones device segments."""
+    alias = alias or {}
     level = {}
     tensor_level = {t: 0 for t in feeds}
     for op in ordered:
@@ -142,6 +147,7 @@ def _assign_segments(ordered, feeds):
         for t in op.inputs:
             lowest = max(lowest, tensor_level.get(t, 0))
         for c in op.control_inputs:
+            c = alias.get(c, c)
             if c in level:
                 lowest = max(lowest, level[c])
         want_parity = 0 if is_host_op(op) else 1
@@ -155,13 +161,16 @@ def _assign_segments(ordered, feeds):
 
 def build_plan(fetches, targets, feeds, random_op_types=frozenset()) -> Plan:
     feeds_set = set(feeds)
-    ordered = order(prune(fetches, targets, feeds_set), feeds_set)
+    # Control-flow regions (tf.cond / tf.while_loop) become one unit each: lowering/regions.
+    pruned = regions.contract(prune(fetches, targets, feeds_set), feeds_set, fetches)
+    alias = regions.alias_map(pruned)
+    ordered = order(pruned, feeds_set, alias)
     _check_feeds_present(ordered, feeds_set)
     # Variable ops are handles without inputs: each segment that uses one gets its own
     # copy, so refs never cross a segment boundary.
     var_ops = [op for op in ordered if op.type in VARIABLE_OP_TYPES]
     rest = [op for op in ordered if op.type not in VARIABLE_OP_TYPES]
-    level = _assign_segments(rest, feeds_set)
+    level = _assign_segments(rest, feeds_set, alias)
     count = max(level.values(), default=-1) + 1
     if not rest and var_ops:
         count = 2  # fetching a bare variable: one device segment
@@ -185,6 +194,7 @@ def _wire(segments, fetches, feeds_set, random_op_types):
     needed_later = set(fetches)
     for segment in reversed(segments):
         own = set(segment.ops)
+        own.update(m for op in segment.ops for m in getattr(op, "members", ()))
         inputs, seen = [], set()
         for op in segment.ops:
             for t in op.inputs:
