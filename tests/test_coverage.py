@@ -17,5 +17,6 @@ def test_every_op_has_a_reference_kernel():
 
 
 def test_no_rules_for_unregistered_ops():
-    stray = sorted((set(LOWERINGS) | set(REFERENCE)) - set(OPDEFS))
+    # "_"-prefixed rules are the planner's pseudo-ops (lowering/regions.py), not graph ops.
+    stray = sorted(t for t in (set(LOWERINGS) | set(REFERENCE)) - set(OPDEFS) if t[0] != "_")
     assert not stray, f"rules for op types that are not registered: {stray}"
