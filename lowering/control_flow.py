@@ -1,10 +1,152 @@
-"""JAX lowerings of grouping and control-flow ops."""
+"""JAX lowerings of grouping and control-flow ops.
+
+``_CondRegion`` / ``_WhileRegion`` (see ``lowering/regions.py``) become ``lax.cond`` and
+``lax.while_loop`` whose carry is (loop values, touched variables, run locals). Per-step
+locals a branch or body creates (an assertion flag, a gradient stack) are discovered by
+tracing it once abstractly (``jax.eval_shape``) and start as zeros, so every branch and
+iteration sees the same carry structure, as lax requires.
+"""
 
 from __future__ import annotations
 
-from lowering.registry import lowering
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from lowering import regions
+from lowering.registry import LOWERINGS, lowering
+from tfcompat.framework import errors
 
 
-@lowering("NoOp")
+@lowering("NoOp", "ControlTrigger")
 def _no_op(ctx, op):
     return None
+
+
+for _op_type in sorted(regions.DATAFLOW_TYPES):
+    lowering(_op_type)(regions.dataflow_rule)
+
+
+def _zeros(aval):
+    return jnp.zeros(aval.shape, aval.dtype)
+
+
+def _fill_missing(local_values, avals):
+    """``local_values`` plus zeros for keys only ``avals`` (another branch) has."""
+    out = dict(local_values)
+    for key, aval in avals.items():
+        if key not in out:
+            out[key] = jax.tree.map(_zeros, aval)
+    return out
+
+
+def _as_arrays(values):
+    return [jnp.asarray(v) for v in values]
+
+
+class _XlaPrimitives:
+    """How regions branch and loop under ``jax.jit``."""
+
+    @staticmethod
+    def branch_index(pred):
+        return jnp.asarray(pred).astype(jnp.int32)
+
+    @staticmethod
+    def cond(pred, branches, state, local_values, n_exports, rop):
+        shapes = [jax.eval_shape(b, state, local_values) for b in branches]
+        merged_shapes = [s[0] for s in shapes]
+        for a, b in zip(*merged_shapes):
+            if a.shape != b.shape:
+                raise errors.UnimplementedError(
+                    None,
+                    None,
+                    f"tf.cond {rop.name}: the branches return shapes {a.shape} and {b.shape}; "
+                    "the XLA lowering needs both branches to agree on shapes",
+                )
+        export_avals = {}
+        for s in shapes:
+            export_avals.update(s[1])
+        all_locals = {}
+        for s in shapes:
+            all_locals.update(s[3])
+        start_locals = _fill_missing(local_values, all_locals)
+
+        def wrap(branch):
+            def fn(state, local_values):
+                merged, own, new_state, new_locals = branch(state, local_values)
+                exports = [
+                    own[i] if i in own else _zeros(export_avals[i]) for i in range(n_exports)
+                ]
+                dtypes = [s.dtype for s in merged_shapes[0]]
+                merged = [jnp.asarray(v).astype(d) for v, d in zip(merged, dtypes)]
+                return merged, exports, new_state, _fill_missing(new_locals, all_locals)
+
+            return fn
+
+        false_fn, true_fn = (wrap(b) for b in branches)
+        return lax.cond(jnp.asarray(pred), true_fn, false_fn, state, start_locals)
+
+    @staticmethod
+    def while_loop(cond_fn, body_fn, init, state, local_values, rop):
+        init = _as_arrays(init)
+        new_locals = jax.eval_shape(body_fn, init, state, local_values)[2]
+        local_values = _fill_missing(local_values, new_locals)
+        out_shapes = jax.eval_shape(body_fn, init, state, local_values)[0]
+        for k, (a, b) in enumerate(zip(init, out_shapes)):
+            if a.shape != b.shape:
+                raise errors.UnimplementedError(
+                    None,
+                    None,
+                    f"tf.while_loop {rop.name}: loop variable {k} has shape {a.shape} on entry "
+                    f"and {b.shape} after one iteration; the XLA lowering needs fixed shapes",
+                )
+
+        def body(carry):
+            values, st, lv = carry
+            new_values, new_state, new_lv = body_fn(values, st, lv)
+            new_values = [jnp.asarray(v).astype(a.dtype) for v, a in zip(new_values, values)]
+            return new_values, new_state, _fill_missing(new_lv, lv)
+
+        def cond(carry):
+            return jnp.asarray(cond_fn(*carry)).reshape(())
+
+        return lax.while_loop(cond, body, (init, dict(state), local_values))
+
+
+@lowering("_CondRegion")
+def _cond_region(ctx, op, *args):
+    return regions.run_cond(ctx, op, args, LOWERINGS, _XlaPrimitives)
+
+
+@lowering("_WhileRegion")
+def _while_region(ctx, op, *args):
+    return regions.run_while(ctx, op, args, LOWERINGS, _XlaPrimitives)
+
+
+# ---------------------------------------------------------------------------------------------
+# Assert / CheckNumerics: flags in the step's run locals, raised by compile after the step
+# ---------------------------------------------------------------------------------------------
+def _record_check(ctx, key, op, failed, data):
+    """Keeps the first failure's data (a check inside a loop may fail several times)."""
+    regions.report_ops(ctx)[key] = op
+    local_values = regions.run_locals(ctx)
+    previous = local_values.get(key)
+    if previous is None:
+        local_values[key] = (failed, data)
+        return
+    was_failed, old = previous
+    kept = [jnp.where(was_failed, o, d) for o, d in zip(old, data)]
+    local_values[key] = (was_failed | failed, kept)
+
+
+@lowering("Assert")
+def _assert(ctx, op, condition, *data):
+    failed = jnp.logical_not(jnp.all(condition))
+    _record_check(ctx, ("assert", op.name), op, failed, [jnp.asarray(d) for d in data])
+
+
+@lowering("CheckNumerics")
+def _check_numerics(ctx, op, tensor):
+    has_nan, has_inf = jnp.any(jnp.isnan(tensor)), jnp.any(jnp.isinf(tensor))
+    _record_check(ctx, ("numerics", op.name), op, has_nan | has_inf, [has_nan, has_inf])
+    return tensor

@@ -82,3 +82,169 @@ def tuple_(tensors, name=None, control_inputs=None):
                     out.append(array_ops.identity(t))
         _ = scope
         return out
+
+
+# ---------------------------------------------------------------------------------------------
+# v1 dataflow control-flow ops (TF's OpDefs). They only run inside the regions that
+# ``tf.cond`` / ``tf.while_loop`` build (see ``control_flow_contexts``).
+# ---------------------------------------------------------------------------------------------
+def _switch_shape(op):
+    return [op.inputs[0].shape, op.inputs[0].shape]
+
+
+def _merge_shape(op):
+    from tfcompat.framework import tensor_shape
+
+    shapes = [t.shape for t in op.inputs]
+    out = shapes[0]
+    for s in shapes[1:]:
+        if out.rank is None or s.rank is None or out.rank != s.rank:
+            out = tensor_shape.unknown_shape()
+            break
+        out = tensor_shape.TensorShape(
+            [a if a == b else None for a, b in zip(out.as_list(), s.as_list())]
+        )
+    return [out, tensor_shape.TensorShape([])]
+
+
+for _prefix, _t in (("", "T"), ("Ref", "Ref(T)")):
+    register_op(
+        _prefix + "Switch",
+        inputs=[f"data: {_t}", "pred: bool"],
+        outputs=[f"output_false: {_t}", f"output_true: {_t}"],
+        attrs=["T: type"],
+        shape_fn=_switch_shape,
+        allows_uninitialized_input=bool(_prefix),
+    )
+    register_op(
+        _prefix + "Merge",
+        inputs=[f"inputs: N * {_t}"],
+        outputs=[f"output: {_t}", "value_index: int32"],
+        attrs=["T: type", "N: int >= 1"],
+        shape_fn=_merge_shape,
+    )
+    register_op(
+        _prefix + "Enter",
+        inputs=[f"data: {_t}"],
+        outputs=[f"output: {_t}"],
+        attrs=[
+            "T: type",
+            "frame_name: string",
+            "is_constant: bool = false",
+            "parallel_iterations: int = 10",
+        ],
+        shape_fn=lambda op: [op.inputs[0].shape],
+    )
+    for _op in ("Exit", "NextIteration"):
+        register_op(
+            _prefix + _op,
+            inputs=[f"data: {_t}"],
+            outputs=[f"output: {_t}"],
+            attrs=["T: type"],
+            shape_fn=lambda op: [op.inputs[0].shape],
+        )
+
+register_op(
+    "LoopCond",
+    inputs=["input: bool"],
+    outputs=["output: bool"],
+    shape_fn=lambda op: [op.inputs[0].shape],
+)
+register_op("ControlTrigger")
+
+
+def _is_ref(tensor):
+    return tensor.dtype.is_ref_dtype
+
+
+def ref_or_tensor_switch(data, pred, name="Switch"):
+    """``Switch`` (or ``RefSwitch`` for a ref): ``(output_false, output_true)``."""
+    op_type = "RefSwitch" if _is_ref(data) else "Switch"
+    return tuple(apply_op(op_type, data=data, pred=pred, name=name).outputs)
+
+
+def switch(data, pred, name=None):
+    """TF's ``control_flow_ops.switch``: forwards ``data`` to output ``pred``."""
+    return ref_or_tensor_switch(data, pred, name=name or "Switch")
+
+
+def merge(inputs, name=None):
+    """``(output, value_index)`` of a ``Merge`` (``RefMerge`` if all inputs are refs)."""
+    op_type = "RefMerge" if all(_is_ref(t) for t in inputs) else "Merge"
+    return tuple(apply_op(op_type, inputs=list(inputs), name=name or "Merge").outputs)
+
+
+def enter(data, frame_name, is_constant=False, parallel_iterations=10, name=None):
+    op_type = "RefEnter" if _is_ref(data) else "Enter"
+    return apply_op(
+        op_type,
+        data=data,
+        frame_name=frame_name,
+        is_constant=is_constant,
+        parallel_iterations=parallel_iterations,
+        name=name or "Enter",
+    ).outputs[0]
+
+
+def exit_(data, name=None):
+    return apply_op("RefExit" if _is_ref(data) else "Exit", data=data, name=name or "Exit").outputs[
+        0
+    ]
+
+
+def next_iteration(data, name=None):
+    op_type = "RefNextIteration" if _is_ref(data) else "NextIteration"
+    return apply_op(op_type, data=data, name=name or "NextIteration").outputs[0]
+
+
+def loop_cond(pred, name=None):
+    return apply_op("LoopCond", input=pred, name=name or "LoopCond").outputs[0]
+
+
+@tf_export("cond")
+def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, fn2=None):
+    """``tf.cond`` (TF1): see ``tfcompat.ops.cond``."""
+    from tfcompat.ops import cond as cond_lib
+
+    return cond_lib.cond(pred, true_fn, false_fn, strict, name, fn1, fn2)
+
+
+@tf_export("case")
+def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
+    """``tf.case`` (TF1): see ``tfcompat.ops.cond``."""
+    from tfcompat.ops import cond as cond_lib
+
+    return cond_lib.case(pred_fn_pairs, default, exclusive, strict, name)
+
+
+@tf_export("while_loop")
+def while_loop(
+    cond,
+    body,
+    loop_vars,
+    shape_invariants=None,
+    parallel_iterations=10,  # noqa: A002
+    back_prop=True,
+    swap_memory=False,
+    name=None,
+    maximum_iterations=None,
+    return_same_structure=False,
+):
+    """``tf.while_loop`` (TF1): see ``tfcompat.ops.while_loop``."""
+    from tfcompat.ops import while_loop as while_lib
+
+    return while_lib.while_loop(
+        cond,
+        body,
+        loop_vars,
+        shape_invariants,
+        parallel_iterations,
+        back_prop,
+        swap_memory,
+        name,
+        maximum_iterations,
+        return_same_structure,
+    )
+
+
+from tfcompat.ops import checks  # noqa: E402,F401 - registers Assert / CheckNumerics

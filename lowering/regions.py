@@ -1,0 +1,439 @@
+"""Control-flow regions: each outermost ``tf.cond`` / ``tf.while_loop`` as one plan unit.
+
+TF 1.x control flow is dataflow (``Switch``, ``Merge``, ``Enter``, ``Exit``,
+``NextIteration``); its ops carry their context (``tfcompat.ops.control_flow_contexts``).
+``contract`` replaces the ops of each outermost context in a pruned op set by one
+``RegionOp`` whose inputs are the tensors its ops read from outside and whose outputs are
+the tensors read outside (or fetched). The plan orders and segments RegionOps like any op;
+their rules (``_CondRegion`` / ``_WhileRegion``) run the member ops with the same rule table,
+inside ``lax.cond`` / ``lax.while_loop`` for the JAX lowering (``lowering/control_flow.py``)
+or Python ``if`` / ``while`` for the numpy reference (``lowering/reference/control_flow.py``).
+Nested regions are contracted again inside their parent's branch or body.
+
+Variables written inside a region (``assign_add`` in a branch or loop body) are threaded as
+carried state (``ctx.state``); so are *run locals* (``ctx.run_locals``): per-step values
+such as gradient stacks and failed-assertion flags, which ``end_step`` reports back to the
+device function (see ``lowering/compile.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from tfcompat.framework import errors
+from tfcompat.ops import control_flow_contexts as cfc
+
+MERGE_TYPES = frozenset({"Merge", "RefMerge"})
+SWITCH_TYPES = frozenset({"Switch", "RefSwitch"})
+ENTER_TYPES = frozenset({"Enter", "RefEnter"})
+EXIT_TYPES = frozenset({"Exit", "RefExit"})
+NEXT_TYPES = frozenset({"NextIteration", "RefNextIteration"})
+REGION_OP_TYPES = {"cond": "_CondRegion", "while": "_WhileRegion"}
+DATAFLOW_TYPES = MERGE_TYPES | SWITCH_TYPES | ENTER_TYPES | EXIT_TYPES | NEXT_TYPES | {"LoopCond"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Contraction
+# ---------------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class _RefArg:
+    """Region inputs are passed as they are (variables as VarRefs): members read them."""
+
+    is_ref: bool = True
+    number_attr: None = None
+    type_list_attr: None = None
+
+
+@dataclasses.dataclass
+class _RegionOpDef:
+    inputs: tuple
+    host: bool
+    is_stateful: bool = True
+
+
+class RegionOp:
+    """A contracted cond or while region, shaped like an Operation for the planner."""
+
+    def __init__(self, region, members, inputs, outputs, control_inputs, host):
+        self.region = region
+        self.members = members  # ops in graph creation order
+        self.name = region.name
+        self.type = REGION_OP_TYPES[region.kind]
+        self.inputs = tuple(inputs)
+        self.outputs = list(outputs)
+        self.control_inputs = list(control_inputs)
+        self.attrs = {}
+        self.op_def = _RegionOpDef(tuple(_RefArg() for _ in inputs), host)
+        self._id = min(op._id for op in members)
+        self.device = ""
+
+    def __repr__(self):
+        return f"<RegionOp {self.type} {self.name} ({len(self.members)} ops)>"
+
+
+def region_below(op, level):
+    """The outermost region of ``op`` strictly inside ``level`` (None: top), or None."""
+    chain = cfc.regions_of(op)
+    if level is not None:
+        if level not in chain:
+            return None
+        chain = chain[: chain.index(level)]
+    return chain[-1] if chain else None
+
+
+def contract(ops, feeds=(), fetches=(), level=None):
+    """``ops`` with every region directly inside ``level`` replaced by a RegionOp."""
+    groups, rest = {}, []
+    for op in sorted(ops, key=lambda o: o._id):
+        region = region_below(op, level) if op.type not in ("VariableV2", "Variable") else None
+        if region is None:
+            if level is None and op.type in DATAFLOW_TYPES:
+                _unsupported_dataflow(op)
+            rest.append(op)
+        else:
+            groups.setdefault(region, []).append(op)
+    if not groups:
+        return list(ops)
+    fetched = set(fetches)
+    region_ops = []
+    for region, members in groups.items():
+        own = set(members)
+        inputs, seen = [], set()
+        controls = []
+        if region.kind == "cond":  # the executor reads the predicate even if pred_id is pruned
+            pred = region.pred_id.op.inputs[0]
+            if pred.op not in own:
+                seen.add(pred)
+                inputs.append(pred)
+        for op in members:
+            for t in op.inputs:
+                if t.op not in own and t not in seen:
+                    seen.add(t)
+                    inputs.append(t)
+            for c in op.control_inputs:
+                if c not in own and c not in controls:
+                    controls.append(c)
+        used_outside = set(fetched)
+        for op in list(ops):
+            if op not in own:
+                used_outside.update(op.inputs)
+        outputs = [t for op in members for t in op.outputs if t in used_outside]
+        from lowering import plan as plan_lib
+
+        host = any(plan_lib.is_host_op(op) for op in members)
+        region_ops.append(RegionOp(region, members, inputs, outputs, controls, host))
+    _ = feeds
+    return rest + region_ops
+
+
+def alias_map(ops) -> dict:
+    """Member op -> its RegionOp, for the planner's edges into and out of regions."""
+    return {m: op for op in ops if isinstance(op, RegionOp) for m in op.members}
+
+
+def ordered(ops, feeds, level, needed=()):
+    """``ops`` contracted below ``level`` and topologically ordered; ``needed`` are the
+    tensors read after them (inner regions must export those they produce)."""
+    from lowering import plan as plan_lib
+
+    contracted = contract(ops, feeds, needed, level)
+    return plan_lib.order(contracted, set(feeds), alias_map(contracted))
+
+
+# ---------------------------------------------------------------------------------------------
+# Run locals (per-step values threaded through regions)
+# ---------------------------------------------------------------------------------------------
+REPORT_KEY = "__tfcompat_control_flow_report__"
+
+
+def run_locals(ctx) -> dict:
+    """The step's locals: ``{key: value pytree}``; created on first use."""
+    if not hasattr(ctx, "run_locals"):
+        ctx.run_locals = {}
+    return ctx.run_locals
+
+
+def child_context(ctx, state, local_values):
+    """A Context for a branch or loop body: same backend and rng, its own state copy."""
+    from lowering import interpreter
+
+    child = interpreter.Context(dict(state), ctx.backend, ctx.rng_key, ctx.feeds)
+    child.run_locals = dict(local_values)
+    for name in ("stack_bucket", "report_ops"):
+        if hasattr(ctx, name):
+            setattr(child, name, getattr(ctx, name))
+    return child
+
+
+def report_ops(ctx) -> dict:
+    """Static info (op per local key) recorded while tracing, for error messages."""
+    if not hasattr(ctx, "report_ops"):
+        ctx.report_ops = {}
+    return ctx.report_ops
+
+
+# ---------------------------------------------------------------------------------------------
+# Region execution, parameterized by the backend's primitives
+# ---------------------------------------------------------------------------------------------
+def branch_of(op, region):
+    """0 or 1 for an op inside a branch of cond ``region``; None for region-level ops."""
+    if getattr(op, "_cf_region", None) is region:
+        return None
+    for ctx in cfc.contexts_of(op):
+        if ctx.region is region:
+            return ctx.branch
+    raise errors.InternalError(None, op, f"{op.name} is not inside {region}")
+
+
+def _merge_input_for(merge, branch, region):
+    """The input of ``merge`` that is live when ``branch`` runs."""
+    for t in merge.inputs:
+        producer = t.op
+        if getattr(producer, "_cf_region", None) is region and producer.type in SWITCH_TYPES:
+            if t.value_index == branch:
+                return t
+            continue
+        if branch_of(producer, region) == branch:
+            return t
+    raise errors.UnimplementedError(
+        None,
+        merge,
+        f"Merge {merge.name}: no input is produced by branch {branch} of the cond it joins",
+    )
+
+
+def run_cond(ctx, rop, args, rules, prims):
+    """Runs cond region ``rop``: level ops, then one branch via ``prims.cond``."""
+    from lowering import interpreter
+
+    region = rop.region
+    env = dict(zip(rop.inputs, args))
+    table = rules
+    level = [op for op in rop.members if getattr(op, "_cf_region", None) is region]
+    pre = [op for op in level if op.type not in MERGE_TYPES]
+    merges = [op for op in level if op.type in MERGE_TYPES]
+    interpreter.run_ops(ordered(pre, list(env), region), env, table, ctx)
+    inner = [op for op in rop.members if op not in set(level)]
+    by_branch = {0: [], 1: []}
+    for op in inner:
+        by_branch[branch_of(op, region)].append(op)
+    exports = [t for t in rop.outputs if t.op in set(inner)]
+
+    def make_branch(b):
+        merge_inputs = [_merge_input_for(m, b, region) for m in merges]
+        ops_b = ordered(by_branch[b], list(env), region, merge_inputs + exports)
+        own = {t for op in by_branch[b] for t in op.outputs}
+
+        def branch(state, local_values):
+            child = child_context(ctx, state, local_values)
+            local_env = dict(env)
+            interpreter.run_ops(ops_b, local_env, table, child)
+            merged = [_value(child, local_env[t]) for t in merge_inputs]
+            own_exports = {
+                i: _value(child, local_env[t]) for i, t in enumerate(exports) if t in own
+            }
+            return merged, own_exports, child.state, child.run_locals
+
+        return branch
+
+    pred_tensor = region.pred_id if region.pred_id in env else region.pred_id.op.inputs[0]
+    pred = _value(ctx, env[pred_tensor])
+    merged, exported, state, local_values = prims.cond(
+        pred, [make_branch(0), make_branch(1)], ctx.state, run_locals(ctx), len(exports), rop
+    )
+    ctx.state.clear()
+    ctx.state.update(state)
+    ctx.run_locals = dict(local_values)
+    index = prims.branch_index(pred)
+    for m, value in zip(merges, merged):
+        env[m.outputs[0]] = value
+        env[m.outputs[1]] = index
+    for t, value in zip(exports, exported):
+        env[t] = value
+    return _outputs(rop, env)
+
+
+def _value(ctx, value):
+    from lowering import interpreter
+
+    if isinstance(value, interpreter.VarRef):
+        return ctx.read_var(value)
+    return value
+
+
+def _outputs(rop, env):
+    values = [env[t] for t in rop.outputs]
+    if len(values) == 1:
+        return values[0]
+    return tuple(values) if values else None
+
+
+def _loop_parts(rop):
+    """(enters, merges, body ops, exits, loop_cond) among a while region's members."""
+    members = rop.members
+    enters = [op for op in members if op.type in ENTER_TYPES]
+    merges = [op for op in members if op.type in MERGE_TYPES and cfc.context_of(op) is rop.region]
+    exits = [op for op in members if op.type in EXIT_TYPES]
+    loop_conds = [op for op in members if op.type == "LoopCond"]
+    skip = set(enters) | set(merges) | set(exits)
+    body = [op for op in members if op not in skip]
+    return enters, merges, body, exits, loop_conds[0] if loop_conds else None
+
+
+def _needed(ops, roots):
+    """The ops of ``ops`` that ``roots`` (tensors) depend on, through data and control."""
+    own = set(ops)
+    needed, stack = set(), [t.op for t in roots if t.op in own]
+    while stack:
+        op = stack.pop()
+        if op in needed:
+            continue
+        needed.add(op)
+        stack.extend(t.op for t in op.inputs if t.op in own)
+        stack.extend(c for c in op.control_inputs if c in own)
+    return [op for op in ops if op in needed]
+
+
+def run_while(ctx, rop, args, rules, prims):
+    """Runs while region ``rop`` via ``prims.while_loop`` over (loop vars, state, locals)."""
+    from lowering import interpreter
+
+    loop = rop.region
+    env = dict(zip(rop.inputs, args))
+    table = rules
+    enters, merges, body, exits, loop_cond = _loop_parts(rop)
+    if loop_cond is None:
+        raise errors.UnimplementedError(None, None, f"while loop {loop.name} has no LoopCond")
+    interpreter.run_ops(enters, env, table, ctx)
+    carried = [m.outputs[0] for m in merges]
+    feeds = list(env) + carried
+    next_values = [m.inputs[1] for m in merges]
+    body_ops = ordered(
+        body,
+        feeds,
+        loop,
+        next_values + [loop_cond.inputs[0]] + [e.inputs[0] for e in exits] + list(rop.outputs),
+    )
+    cond_ops = _needed(body_ops, [loop_cond.inputs[0]])
+    init = [_value(ctx, env[m.inputs[0]]) for m in merges]
+
+    def cond_fn(values, state, local_values):
+        child = child_context(ctx, state, local_values)
+        local_env = dict(env)
+        local_env.update(zip(carried, values))
+        interpreter.run_ops(cond_ops, local_env, table, child)
+        return _value(child, local_env[loop_cond.inputs[0]])
+
+    def body_fn(values, state, local_values):
+        child = child_context(ctx, state, local_values)
+        local_env = dict(env)
+        local_env.update(zip(carried, values))
+        interpreter.run_ops(body_ops, local_env, table, child)
+        return [_value(child, local_env[t]) for t in next_values], child.state, child.run_locals
+
+    final, state, local_values = prims.while_loop(
+        cond_fn, body_fn, init, ctx.state, run_locals(ctx), rop
+    )
+    ctx.state.clear()
+    ctx.state.update(state)
+    ctx.run_locals = dict(local_values)
+    index = {m.outputs[0]: k for k, m in enumerate(merges)}
+    for exit_op in exits:
+        switch = exit_op.inputs[0].op
+        env[exit_op.outputs[0]] = final[index[switch.inputs[0]]]
+    return _outputs(rop, env)
+
+
+def dataflow_rule(ctx, op, *xs):
+    """``Switch``/``Enter``/``LoopCond``/``NextIteration``/``Exit`` inside a region forward
+    their input: the region executor does the routing they stand for."""
+    if op.type in SWITCH_TYPES:
+        return xs[0], xs[0]
+    if op.type in MERGE_TYPES:
+        _unsupported_dataflow(op)
+    return xs[0]
+
+
+def _unsupported_dataflow(op):
+    """v1 dataflow ops outside any region: an imported GraphDef's cond/while without our
+    context metadata."""
+    raise errors.UnimplementedError(
+        None,
+        op,
+        f"{op.type} node {op.name} is not inside a tf.cond / tf.while_loop built by tfcompat: "
+        "v1 control flow imported from a GraphDef (without control-flow context metadata) "
+        f"is not supported\n\t [[{{{{node {op.name}}}}}]]",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# End of a jitted step: check flags and stack overflow
+# ---------------------------------------------------------------------------------------------
+INITIAL_STACK_BUCKET = 32
+_CHECK_KINDS = ("assert", "numerics")
+
+
+def _failure_flags(local_values):
+    """Traced booleans: a check failed / a stack overflowed."""
+    flags = []
+    for key, value in local_values.items():
+        if key[0] in _CHECK_KINDS:
+            flags.append(value[0])
+        elif key[0] == "stack":
+            flags.append(value[2])
+    return flags
+
+
+def end_step(ctx, state_in):
+    """The step's new state; when it ran checks or stacks, also a report under
+    ``REPORT_KEY``. If a check failed or a stack overflowed, the step's variable writes are
+    discarded (TF would have stopped the step), so the state returned is ``state_in``."""
+    import jax.numpy as jnp
+
+    local_values = getattr(ctx, "run_locals", None)
+    if not local_values:
+        return ctx.state
+    flags = _failure_flags(local_values)
+    bad = jnp.any(jnp.stack([jnp.asarray(f) for f in flags])) if flags else jnp.asarray(False)
+    state = {
+        name: jnp.where(bad, state_in[name], value) if name in state_in else value
+        for name, value in ctx.state.items()
+    }
+    report = {}
+    for key, value in local_values.items():
+        if key[0] in _CHECK_KINDS:
+            report[key] = value
+        elif key[0] == "stack":
+            report[key] = value[2]
+    state[REPORT_KEY] = report
+    return state
+
+
+def check_report(device_function, report) -> bool:
+    """Raises the first failed check's InvalidArgumentError; True if a stack overflowed
+    (the bucket is doubled and the caller reruns the step)."""
+    import numpy as np
+
+    from lowering.reference import control_flow as checks
+
+    failed = []
+    for key, value in report.items():
+        if key[0] in _CHECK_KINDS and bool(np.asarray(value[0])):
+            failed.append(device_function.report_ops[key])
+    if failed:
+        op = min(failed, key=lambda o: o._id)
+        value = report[
+            next(k for k, o in device_function.report_ops.items() if o is op and k in report)
+        ]
+        if op.type == "Assert":
+            message = checks.assertion_message(op, [np.asarray(d) for d in value[1]])
+        else:
+            message = checks.numerics_message(op, bool(value[1][0]), bool(value[1][1]))
+        raise errors.InvalidArgumentError(None, op, message)
+    if any(bool(np.asarray(v)) for k, v in report.items() if k[0] == "stack"):
+        import jax
+
+        device_function.stack_bucket *= 2
+        device_function.jitted = jax.jit(device_function._traced, donate_argnums=(0,))
+        return True
+    return False

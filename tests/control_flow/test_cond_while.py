@@ -1,0 +1,234 @@
+"""tf.cond / tf.case / tf.while_loop against TF 2.21 (v1 control flow): values, dtypes,
+static shapes, node names, and stateful ops inside branches and loop bodies."""
+
+import numpy as np
+import pytest
+
+from tests.oracle import assert_parity, assert_same_graph_def
+
+
+def _cond_program(x_value):
+    def program(tf):
+        x = tf.placeholder(tf.float32, [], name="x")
+        y = tf.cond(x > 0, lambda: x * 2.0, lambda: tf.square(x) - 1.0)
+        return y, {x: x_value}
+
+    return program
+
+
+@pytest.mark.parametrize("x_value", [3.0, -3.0, 0.0])
+def test_cond_values(x_value):
+    assert_parity(_cond_program(x_value))
+
+
+def test_cond_graph_def_matches_tf():
+    assert_same_graph_def(_cond_program(1.0))
+
+
+def _cond_with_assign(x_value):
+    def program(tf):
+        x = tf.placeholder(tf.float32, [], name="x")
+        v = tf.Variable(1.0, name="v")
+        r = tf.cond(x > 0, lambda: x * 2.0, lambda: tf.assign_add(v, 1.0))
+        with tf.control_dependencies([r]):
+            after = tf.identity(v.read_value() if hasattr(v, "read_value") else v)
+        return [r, after], {x: x_value}
+
+    return program
+
+
+@pytest.mark.parametrize("x_value", [3.0, -3.0])
+def test_cond_only_taken_branch_writes(x_value):
+    assert_parity(_cond_with_assign(x_value))
+
+
+def test_cond_stateful_graph_def_matches_tf():
+    assert_same_graph_def(_cond_with_assign(1.0))
+
+
+def _nested_structure_cond(flag):
+    def program(tf):
+        p = tf.placeholder(tf.bool, [], name="p")
+        a = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+        out = tf.cond(
+            p,
+            lambda: {"sum": a + 1.0, "pair": (a * 2.0, tf.constant(1))},
+            lambda: {"sum": a - 1.0, "pair": (a, tf.constant(2))},
+        )
+        return out, {p: flag}
+
+    return program
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_cond_nested_structures(flag):
+    assert_parity(_nested_structure_cond(flag))
+
+
+def _nested_cond(x_value):
+    def program(tf):
+        x = tf.placeholder(tf.float32, [], name="x")
+        y = tf.cond(
+            x > 0,
+            lambda: tf.cond(x > 10, lambda: x * 100.0, lambda: x + 1.0),
+            lambda: -x,
+        )
+        return y, {x: x_value}
+
+    return program
+
+
+@pytest.mark.parametrize("x_value", [20.0, 5.0, -2.0])
+def test_nested_cond(x_value):
+    assert_parity(_nested_cond(x_value))
+
+
+def test_cond_returning_outside_tensor_and_strict():
+    def program(tf):
+        x = tf.placeholder(tf.float32, [2], name="x")
+        p = tf.placeholder(tf.bool, [], name="p")
+        a = tf.cond(p, lambda: x, lambda: x + 1.0)
+        b = tf.cond(p, lambda: [x], lambda: [x * 3.0], strict=True)
+        return [a, b], {x: np.array([1.0, 2.0], np.float32), p: False}
+
+    assert_parity(program)
+    assert_same_graph_def(program)
+
+
+@pytest.mark.parametrize("tf_name", ["cond"])
+def test_cond_errors(tf_name):
+    import tfcompat as tf
+
+    with tf.Graph().as_default():
+        x = tf.constant(1.0)
+        with pytest.raises(TypeError, match="true_fn must be callable"):
+            tf.cond(x > 0, 1.0, lambda: x)
+        with pytest.raises(TypeError, match="pred must not be a Python bool"):
+            tf.cond(True, lambda: x, lambda: x)
+        with pytest.raises(ValueError, match="Incompatible return values"):
+            tf.cond(x > 0, lambda: [x, x], lambda: x)
+        with pytest.raises(ValueError, match="must have the same type"):
+            tf.cond(x > 0, lambda: x, lambda: tf.constant(1))
+
+
+# --- case ------------------------------------------------------------------------------------
+def _case_program(x_value, exclusive):
+    def program(tf):
+        x = tf.placeholder(tf.int32, [], name="x")
+        r = tf.case(
+            [
+                (tf.equal(x, 1), lambda: tf.constant(10.0)),
+                (tf.equal(x, 2), lambda: tf.constant(20.0)),
+            ],
+            default=lambda: tf.constant(-1.0),
+            exclusive=exclusive,
+        )
+        return r, {x: x_value}
+
+    return program
+
+
+@pytest.mark.parametrize("x_value", [1, 2, 3])
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_case(x_value, exclusive):
+    assert_parity(_case_program(x_value, exclusive))
+
+
+# --- while_loop ------------------------------------------------------------------------------
+def _while_program(x_value):
+    def program(tf):
+        x = tf.placeholder(tf.float32, [], name="x")
+        i, a = tf.while_loop(lambda i, a: i < 10, lambda i, a: (i + 1, a * x), [0, 1.0])
+        return [i, a], {x: x_value}
+
+    return program
+
+
+@pytest.mark.parametrize("x_value", [2.0, 0.5])
+def test_while_values(x_value):
+    assert_parity(_while_program(x_value))
+
+
+def test_while_graph_def_matches_tf():
+    assert_same_graph_def(_while_program(1.0))
+
+
+def test_while_runtime_trip_count_and_nested_loop_vars():
+    def program(tf):
+        n = tf.placeholder(tf.int32, [], name="n")
+        m = tf.constant(np.eye(2, dtype=np.float64))
+        out = tf.while_loop(
+            lambda s: s["i"] < n,
+            lambda s: [
+                {"i": s["i"] + 1, "acc": (tf.matmul(s["acc"][0], m * 2.0), s["acc"][1] + 1.0)}
+            ],
+            [{"i": tf.constant(0), "acc": (m, tf.constant(0.0))}],
+        )
+        return out, {n: 5}
+
+    assert_parity(program)
+
+
+def test_while_maximum_iterations():
+    def program(tf):
+        x = tf.placeholder(tf.float32, [], name="x")
+        r = tf.while_loop(lambda a: a < 1e9, lambda a: a * 2.0, [x], maximum_iterations=7)
+        i, a = tf.while_loop(
+            lambda i, a: a < 1e9, lambda i, a: (i + 1, a * 3.0), (0, x), maximum_iterations=3
+        )
+        return [r, i, a], {x: 1.5}
+
+    assert_parity(program)
+
+
+def test_while_body_assign_runs_each_iteration():
+    def program(tf):
+        v = tf.Variable(0.0, name="v")
+
+        def body(i):
+            with tf.control_dependencies([tf.assign_add(v, 2.0)]):
+                return i + 1
+
+        i = tf.while_loop(lambda i: i < 4, body, [tf.constant(0)])
+        with tf.control_dependencies([i]):
+            total = tf.identity(v.read_value() if hasattr(v, "read_value") else tf.identity(v))
+        return [i, total]
+
+    assert_parity(program)
+
+
+def test_cond_inside_while():
+    def program(tf):
+        x = tf.placeholder(tf.float32, [3], name="x")
+
+        def body(i, a):
+            a = tf.cond(tf.equal(i % 2, 0), lambda: a + x, lambda: a * 2.0)
+            return i + 1, a
+
+        return tf.while_loop(lambda i, a: i < 5, body, [0, tf.zeros([3])]), {
+            x: np.array([1.0, -1.0, 0.5], np.float32)
+        }
+
+    assert_parity(program)
+
+
+def test_while_shape_invariant_error():
+    import tfcompat as tf
+
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="enters the loop with shape"):
+            tf.while_loop(
+                lambda a: tf.size(a) < 5, lambda a: tf.concat([a, a], 0), [tf.constant([1.0])]
+            )
+
+
+def test_while_errors():
+    import tfcompat as tf
+
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match="'loop_vars' must be provided"):
+            tf.while_loop(lambda: True, lambda: 1, [])
+        with pytest.raises(TypeError, match="'cond' must be callable"):
+            tf.while_loop(1, lambda a: a, [1])
+        with pytest.raises(ValueError, match="Number of inputs and outputs of 'body'"):
+            tf.while_loop(lambda a, b: a < 3, lambda a, b: a + 1, [1, 2])

@@ -1,0 +1,252 @@
+"""Control-flow contexts: which ``tf.cond`` branch or ``tf.while_loop`` body an op belongs to.
+
+TF 1.x records a ``CondContext`` (one per branch) or ``WhileContext`` on every op built
+inside a branch or loop body; we do the same (``op._control_flow_context``). The lowering
+uses them to contract each context into one *region* (``lowering/regions.py``), lowered as
+one ``lax.cond`` / ``lax.while_loop``.
+
+Ops that belong to a region but to neither branch (the ``Switch`` ops that bring values into
+a cond, the pivots, the ``Merge`` ops joining the branches, a loop's ``Exit`` ops) carry
+``op._cf_region`` instead: the region object itself. A region's ``outer_context`` is the
+context it was built in (None at top level), which nests regions.
+
+Builders open a context with ``entered(graph, ctx)`` and, when the branch or body function
+returns, call ``ctx.adopt(new_ops)``: every op created meanwhile that has no context yet
+gets this one, and its inputs from outside the context are captured (``Switch`` for a cond
+branch, ``Enter`` for a loop body), as TF's ``AddOp``/``AddValue`` do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+_STACK_KEY = "control_flow_context_stack"
+
+
+def current_context(graph):
+    """The context ops created now belong to (None outside any cond/while)."""
+    stack = graph._extensions.get(_STACK_KEY)
+    return stack[-1] if stack else None
+
+
+@contextlib.contextmanager
+def entered(graph, ctx):
+    """Makes ``ctx`` the current context while the block runs."""
+    stack = graph._extensions.setdefault(_STACK_KEY, [])
+    stack.append(ctx)
+    try:
+        yield ctx
+    finally:
+        stack.pop()
+
+
+def open_window(graph, ctx, pivot=None):
+    """Marks where ``ctx`` starts adopting new ops (and the pivot for ops without inputs)."""
+    ctx.window = (len(graph.get_operations()), pivot)
+
+
+def adopt_pending(graph):
+    """Gives the current context the ops created so far in its open window; builders call
+    it before nesting so that values computed earlier in a branch or body count as inside."""
+    ctx = current_context(graph)
+    window = getattr(ctx, "window", None)
+    if window is not None:
+        ctx.adopt(graph.get_operations()[window[0] :], pivot=window[1])
+
+
+def context_of(op):
+    return getattr(op, "_control_flow_context", None)
+
+
+def regions_of(op):
+    """The regions ``op`` lies in, innermost first."""
+    chain = []
+    marker = getattr(op, "_cf_region", None)
+    ctx = context_of(op)
+    if marker is not None:
+        chain.append(marker)
+        ctx = marker.outer_context
+    while ctx is not None:
+        chain.append(ctx.region)
+        ctx = ctx.region.outer_context
+    return chain
+
+
+def contexts_of(op):
+    """The contexts ``op`` lies in, innermost first (region-level ops start at the outer
+    context of their region)."""
+    marker = getattr(op, "_cf_region", None)
+    ctx = marker.outer_context if marker is not None else context_of(op)
+    out = []
+    while ctx is not None:
+        out.append(ctx)
+        ctx = ctx.region.outer_context
+    return out
+
+
+def is_inside(op, ctx) -> bool:
+    """Whether ``op`` runs inside context ``ctx`` (directly or in a nested region)."""
+    return ctx in contexts_of(op)
+
+
+def mark_region_op(op, region):
+    """Records ``op`` as a region-level op of ``region`` (outside both branches)."""
+    op._cf_region = region
+    return op
+
+
+class CondRegion:
+    """One ``tf.cond``: a predicate and two branch contexts (index 0 false, 1 true)."""
+
+    kind = "cond"
+
+    def __init__(self, pred, outer_context, name=""):
+        self.pred = pred  # the boolean scalar tensor choosing the branch (outside the region)
+        self.pred_id = None  # the region's ``pred_id`` Identity (what Switch ops take)
+        self.outer_context = outer_context
+        self.name = name
+        self.branches = [None, None]
+
+    def __repr__(self):
+        return f"<CondRegion {self.name}>"
+
+
+class CondContext:
+    """One branch of a ``tf.cond``; ``pivot`` is the branch's ``switch_t``/``switch_f``."""
+
+    def __init__(self, region, branch, pivot):
+        self.region = region
+        self.branch = branch
+        self.pivot = pivot
+        self._captured = {}
+        region.branches[branch] = self
+
+    @property
+    def pred(self):
+        return self.region.pred_id
+
+    @property
+    def outer_context(self):
+        return self.region.outer_context
+
+    def capture(self, tensor, consumer):
+        """``tensor`` (from outside the cond) as seen in this branch: output ``branch`` of a
+        ``Switch(tensor, pred_id)`` named ``<consumer>/Switch``, made once per tensor."""
+        from tfcompat.ops import control_flow_ops
+
+        found = self._captured.get(tensor)
+        if found is not None:
+            return found
+        graph = tensor.graph
+        with graph.name_scope(consumer.name + "/"), graph.colocate_with(tensor.op):
+            outer = self.region.outer_context
+            if outer is not None:
+                tensor = outer.capture(tensor, consumer) if outer.needs_capture(tensor) else tensor
+            switch = control_flow_ops.ref_or_tensor_switch(tensor, self.pred, name="Switch")
+        mark_region_op(switch[0].op, self.region)
+        value = switch[self.branch]
+        self._captured[tensor] = value
+        return value
+
+    def needs_capture(self, tensor) -> bool:
+        op = tensor.op
+        if getattr(op, "_cf_region", None) is self.region:
+            return False
+        return not is_inside(op, self)
+
+    def adopt(self, ops, pivot=None):
+        """Puts ``ops`` (created while this branch was built) in this branch."""
+        _adopt(self, ops, pivot=self.pivot)
+
+
+class WhileContext:
+    """One ``tf.while_loop``: its frame name and loop-var ops, filled in by the builder.
+
+    ``loops`` lists per loop variable ``(enter, merge, switch, identity, next_iteration,
+    exit)`` ops; captured tensors enter through ``Enter`` ops with ``is_constant=True``.
+    """
+
+    kind = "while"
+
+    def __init__(
+        self,
+        name,
+        outer_context,
+        parallel_iterations=10,
+        back_prop=True,
+        swap_memory=False,
+        maximum_iterations=None,
+    ):
+        self.name = name  # the frame name, e.g. "while/while_context"
+        self.outer_context = outer_context
+        self.parallel_iterations = parallel_iterations
+        self.back_prop = back_prop
+        self.swap_memory = swap_memory
+        self.maximum_iterations = maximum_iterations
+        self.loops = []
+        self.loop_cond = None
+        self.pivot = None  # ops without inputs in the body depend on it (TF's pivot)
+        self.cond_pivot = None
+        self.body_fn = None
+        self._captured = {}
+
+    @property
+    def region(self):
+        return self
+
+    def __repr__(self):
+        return f"<WhileContext {self.name}>"
+
+    def capture(self, tensor, consumer):
+        """``tensor`` (from outside the loop) as a loop invariant: ``Enter(is_constant)``."""
+        from tfcompat.ops import control_flow_ops
+
+        found = self._captured.get(tensor)
+        if found is not None:
+            return found
+        graph = tensor.graph
+        outer = self.outer_context
+        if outer is not None and outer.needs_capture(tensor):
+            tensor = outer.capture(tensor, consumer)
+        with graph.name_scope(consumer.name + "/"):
+            enter = control_flow_ops.enter(
+                tensor,
+                self.name,
+                is_constant=True,
+                parallel_iterations=self.parallel_iterations,
+                name="Enter",
+            )
+        enter.op._control_flow_context = self
+        self._captured[tensor] = enter
+        return enter
+
+    def needs_capture(self, tensor) -> bool:
+        return not is_inside(tensor.op, self)
+
+    def adopt(self, ops, pivot=None):
+        _adopt(self, ops, pivot=pivot)
+
+
+def _adopt(ctx, ops, pivot):
+    """Assigns ``ctx`` to ``ops`` lacking a context and captures their outside inputs."""
+    for op in ops:
+        if context_of(op) is None and getattr(op, "_cf_region", None) is None:
+            op._control_flow_context = ctx
+            if not op.inputs and pivot is not None:
+                op._add_control_input(pivot.op)
+        if op.type in ("Enter", "RefEnter") and cfc_frame(op) == getattr(ctx, "name", None):
+            continue  # the loop's own entries (captures and loop vars) read the outside
+        for i, t in enumerate(op.inputs):
+            if ctx.needs_capture(t) and _captures_here(op, ctx):
+                op._update_input(i, ctx.capture(t, op))
+
+
+def cfc_frame(op):
+    frame = op.attrs.get("frame_name", b"")
+    return frame.decode() if isinstance(frame, bytes) else frame
+
+
+def _captures_here(op, ctx):
+    """Whether ``op``'s outside inputs enter through ``ctx``: true for ops inside it, and
+    for the region-level ops of regions nested directly in it."""
+    return is_inside(op, ctx)
