@@ -158,6 +158,16 @@ def _split_v(ctx, op, x, sizes, axis):
     return tuple(jnp.split(x, points, axis=axis))
 
 
+@lowering("ConcatOffset")
+def _concat_offset(ctx, op, axis, *shapes):
+    # Shapes are static under jit (Shape lowers to numpy), so this usually runs in numpy.
+    axis = static_int(op, 0, axis)
+    sizes = jnp.stack([jnp.asarray(s)[axis] for s in shapes])
+    starts = jnp.cumsum(sizes) - sizes
+    one_hot = jnp.zeros(len(shapes[0]), sizes.dtype).at[axis].set(1)
+    return tuple(start * one_hot for start in starts)
+
+
 @lowering("Pack")
 def _pack(ctx, op, *xs):
     return jnp.stack(xs, axis=op.attrs["axis"])
@@ -193,6 +203,17 @@ def _pad_v2(ctx, op, x, paddings, value):
 def _mirror_pad(ctx, op, x, paddings):
     mode = op.attrs["mode"].decode().lower()  # reflect / symmetric, as numpy names them
     return jnp.pad(x, _paddings(op, paddings), mode=mode)
+
+
+@lowering("MirrorPadGrad")
+def _mirror_pad_grad(ctx, op, grad, paddings):
+    # The transpose of the mirror pad: JAX derives the fold of each border onto the copied
+    # rows from jnp.pad (a linear map, so the vjp at any point is the same).
+    widths = _paddings(op, paddings)
+    mode = op.attrs["mode"].decode().lower()
+    in_shape = [n - lo - hi for n, (lo, hi) in zip(jnp.shape(grad), widths)]
+    _, pullback = jax.vjp(lambda x: jnp.pad(x, widths, mode=mode), jnp.zeros(in_shape, grad.dtype))
+    return pullback(grad)[0]
 
 
 @lowering("ReverseV2")

@@ -1,4 +1,4 @@
-"""JAX lowerings of ``Slice`` and ``StridedSlice``.
+"""JAX lowerings of ``Slice``, ``StridedSlice`` and ``StridedSliceGrad``.
 
 Static indices give static slices. A run-time index is supported where the result's size
 does not depend on it: a shrunk dimension (``x[i]``) and ``Slice`` with a static ``size``;
@@ -15,7 +15,13 @@ from lowering.array import is_static, static_ints
 from lowering.registry import lowering
 from tfcompat.framework import errors
 from tfcompat.framework.constant_value import constant_value
-from tfcompat.ops.slicing_ops import _MASKS, apply_layout, strided_slice_layout
+from tfcompat.ops.slicing_ops import (
+    _MASKS,
+    apply_layout,
+    layout_index,
+    selected_shape,
+    strided_slice_layout,
+)
 
 
 @lowering("Slice")
@@ -84,6 +90,41 @@ def _strided_slice(ctx, op, x, begin, end, strides):
         i = jnp.where(i < 0, i + dims[k], i)
         y = lax.dynamic_index_in_dim(y, i, axis=position, keepdims=False)
     return y.reshape(final)
+
+
+@lowering("StridedSliceGrad")
+def _strided_slice_grad(ctx, op, shape, begin, end, strides, dy):
+    """Scatters ``dy`` into zeros where the forward slice reads; a run-time shrink index
+    (``x[i]``) becomes a dynamic update along that dimension."""
+    dims = static_ints(op, 0, shape)
+    layout = strided_slice_layout(
+        dims,
+        _known_entries(op, 1, begin),
+        _known_entries(op, 2, end),
+        static_ints(op, 3, strides),
+        *(op.attrs[m] for m in _MASKS),
+    )
+    dynamic = [k for k, d in enumerate(layout.dense) if d.begin is None]
+    for k in dynamic:
+        layout.dense[k].begin, layout.dense[k].shrink, layout.dense[k].size = 0, False, 1
+    if any(d.size is None for d in layout.dense):
+        raise errors.InvalidArgumentError(
+            None, op, f"StridedSliceGrad node '{op.name}': slice extents depend on run-time values"
+        )
+    update = jnp.reshape(dy, selected_shape(layout))
+    if dynamic:
+        # The dynamic dims are taken whole, and dy written at the run-time index in them.
+        spec_index = _dense_to_spec_index(op, len(dims))
+        whole = list(update.shape)
+        starts = [0] * len(whole)
+        for k in dynamic:
+            position = sum(1 for j in range(k) if not layout.dense[j].shrink)
+            whole[position] = dims[k]
+            i = begin[spec_index[k]]
+            starts[position] = jnp.where(i < 0, i + dims[k], i)
+            layout.dense[k].size = dims[k]
+        update = lax.dynamic_update_slice(jnp.zeros(whole, dy.dtype), update, starts)
+    return jnp.zeros(dims, dy.dtype).at[layout_index(layout)].set(update)
 
 
 def _dense_to_spec_index(op, rank):

@@ -145,6 +145,18 @@ def _split_v(ctx, op, x, sizes, axis):
     return tuple(pieces)
 
 
+@reference("ConcatOffset")
+def _concat_offset(ctx, op, axis, *shapes):
+    axis = int(np.asarray(axis))
+    out, start = [], 0
+    for s in shapes:
+        offset = np.zeros_like(np.asarray(s))
+        offset[axis] = start
+        start += int(np.asarray(s)[axis])
+        out.append(offset)
+    return tuple(out)
+
+
 @reference("Pack")
 def _pack(ctx, op, *xs):
     return np.stack([np.asarray(x) for x in xs], axis=op.attrs["axis"])
@@ -189,6 +201,23 @@ def _mirror_pad(ctx, op, x, paddings):
     widths = _pad_widths(op, x, paddings)
     mode = op.attrs["mode"].decode().lower()
     return np.pad(np.asarray(x), widths, mode=mode)
+
+
+@reference("MirrorPadGrad")
+def _mirror_pad_grad(ctx, op, grad, paddings):
+    """Adds each mirrored border back onto the rows it copies, one dimension at a time."""
+    grad = np.asarray(grad)
+    skip_edge = 1 if op.attrs["mode"] == b"REFLECT" else 0
+    for axis, (lo, hi) in enumerate(_pad_widths(op, grad, paddings)):
+        g = np.moveaxis(grad, axis, 0)
+        n = g.shape[0] - lo - hi
+        core = g[lo : lo + n].copy()
+        for i in range(lo):  # padded row i mirrors input row lo - i - 1 + skip_edge
+            core[lo - i - 1 + skip_edge] += g[i]
+        for i in range(hi):  # padded row lo + n + i mirrors row n - 1 - i - skip_edge
+            core[n - 1 - i - skip_edge] += g[lo + n + i]
+        grad = np.moveaxis(core, 0, axis)
+    return grad
 
 
 @reference("ReverseV2")

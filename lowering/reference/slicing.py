@@ -1,4 +1,4 @@
-"""Numpy reference kernels of ``Slice`` and ``StridedSlice``."""
+"""Numpy reference kernels of ``Slice``, ``StridedSlice`` and ``StridedSliceGrad``."""
 
 from __future__ import annotations
 
@@ -6,7 +6,13 @@ import numpy as np
 
 from lowering.registry import reference
 from tfcompat.framework import errors
-from tfcompat.ops.slicing_ops import _MASKS, apply_layout, strided_slice_layout
+from tfcompat.ops.slicing_ops import (
+    _MASKS,
+    apply_layout,
+    layout_index,
+    selected_shape,
+    strided_slice_layout,
+)
 
 
 def _ints(value):
@@ -44,3 +50,17 @@ def _strided_slice(ctx, op, x, begin, end, strides):
     except ValueError as e:
         raise errors.InvalidArgumentError(None, op, f"{e}\n\t [[{{{{node {op.name}}}}}]]") from None
     return np.array(apply_layout(x, layout))
+
+
+@reference("StridedSliceGrad")
+def _strided_slice_grad(ctx, op, shape, begin, end, strides, dy):
+    dims = _ints(shape)
+    try:
+        layout = strided_slice_layout(
+            dims, _ints(begin), _ints(end), _ints(strides), *(op.attrs[m] for m in _MASKS)
+        )
+    except ValueError as e:
+        raise errors.InvalidArgumentError(None, op, f"{e}\n\t [[{{{{node {op.name}}}}}]]") from None
+    out = np.zeros(dims, dtype=np.asarray(dy).dtype)
+    out[layout_index(layout)] = np.asarray(dy).reshape(selected_shape(layout))
+    return out

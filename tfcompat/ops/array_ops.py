@@ -19,6 +19,7 @@ from tfcompat.framework.constant_value import (
     constant_value,
     constant_value_as_shape,
 )
+from tfcompat.framework.gradient_registry import RegisterGradient, no_gradient
 from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import (
     apply_op,
@@ -75,6 +76,10 @@ def placeholder_with_default(input, shape, name=None):  # noqa: A002 - TF's argu
     ).outputs[0]
 
 
+# Const has no inputs; TF marks it not differentiable (Placeholder has no entry at all).
+no_gradient("Const")
+
+
 # ---------------------------------------------------------------------------------------------
 # Identity
 # ---------------------------------------------------------------------------------------------
@@ -124,6 +129,21 @@ def stop_gradient(input, name=None):  # noqa: A002
     return apply_op("StopGradient", name=name, input=input).outputs[0]
 
 
+@RegisterGradient("PlaceholderWithDefault")
+@RegisterGradient("Identity")
+@RegisterGradient("RefIdentity")
+def _identity_grad(op, grad):
+    return grad
+
+
+@RegisterGradient("IdentityN")
+def _identity_n_grad(op, *grads):
+    return grads
+
+
+no_gradient("StopGradient")
+
+
 # ---------------------------------------------------------------------------------------------
 # Helpers shared by the shape functions
 # ---------------------------------------------------------------------------------------------
@@ -160,6 +180,22 @@ def _canonical_axis(axis, rank, message):
     if not -rank <= axis < rank:
         raise ValueError(message)
     return axis % rank if rank else 0
+
+
+def dense_gradient(grad):
+    """A gradient as a Tensor: IndexedSlices are summed into rows with ``UnsortedSegmentSum``
+    (TF's conversion, without its sparse-to-dense warning)."""
+    from tfcompat.framework.indexed_slices import IndexedSlices  # imports the session
+
+    if not isinstance(grad, IndexedSlices):
+        return grad
+    if grad.dense_shape is None:
+        raise ValueError(
+            f"Tensor conversion requested for IndexedSlices without dense_shape: {grad}"
+        )
+    from tfcompat.ops import segment_ops
+
+    return segment_ops.unsorted_segment_sum(grad.values, grad.indices, grad.dense_shape[0])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -282,6 +318,10 @@ def rank(input, name=None):  # noqa: A002
         if input.shape.rank is not None:
             return constant(input.shape.rank, dtype=dtypes.int32, name=scope)
         return apply_op("Rank", name=scope, input=input).outputs[0]
+
+
+for _op_type in ("Shape", "ShapeN", "Rank", "Size"):
+    no_gradient(_op_type)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -460,6 +500,45 @@ def transpose(a, perm=None, name="transpose", conjugate=False):
         return apply_op(op_type, name=scope, x=a, perm=perm).outputs[0]
 
 
+@RegisterGradient("Reshape")
+def _reshape_grad(op, grad):
+    """Reshapes back; a static shape with one unknown dimension becomes a -1 (no Shape op),
+    unless a zero dimension makes the -1 ambiguous."""
+    dims = _dims(op.inputs[0].shape)
+    if dims is not None and dims.count(None) == 1 and 0 not in dims:
+        target = [-1 if d is None else d for d in dims]
+        return [reshape(dense_gradient(grad), target), None]
+    return [reshape(dense_gradient(grad), shape(op.inputs[0])), None]
+
+
+def _reshape_to_input(op, grad):
+    return reshape(dense_gradient(grad), shape(op.inputs[0]))
+
+
+@RegisterGradient("ExpandDims")
+def _expand_dims_grad(op, grad):
+    return [_reshape_to_input(op, grad), None]
+
+
+@RegisterGradient("Squeeze")
+def _squeeze_grad(op, grad):
+    return _reshape_to_input(op, grad)
+
+
+@RegisterGradient("Transpose")
+def _transpose_grad(op, grad):
+    from tfcompat.ops.reduction_ops import invert_permutation
+
+    return [transpose(grad, invert_permutation(op.inputs[1])), None]
+
+
+@RegisterGradient("ConjugateTranspose")
+def _conjugate_transpose_grad(op, grad):
+    from tfcompat.ops.reduction_ops import invert_permutation
+
+    return [transpose(grad, invert_permutation(op.inputs[1]), conjugate=True), None]
+
+
 # ---------------------------------------------------------------------------------------------
 # Fill, ZerosLike, OnesLike and the zeros/ones family
 # ---------------------------------------------------------------------------------------------
@@ -582,6 +661,17 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
         result = ones(ones_shape, dtype=dtype or tensor.dtype.base_dtype, name=scope)
         result.set_shape(tensor.shape)
         return result
+
+
+@RegisterGradient("Fill")
+def _fill_grad(op, grad):
+    from tfcompat.ops.reduction_ops import reduce_sum
+
+    return None, reduce_sum(grad)
+
+
+no_gradient("ZerosLike")
+no_gradient("OnesLike")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import numpy as np
 from tfcompat.framework import common_shapes, dtypes, tensor_shape
 from tfcompat.framework.constant_op import constant
 from tfcompat.framework.constant_value import constant_value, constant_value_as_shape
+from tfcompat.framework.gradient_registry import RegisterGradient, no_gradient
 from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import apply_op, convert_to_tensor
 from tfcompat.framework.tensor_shape import TensorShape, unknown_shape
@@ -91,6 +92,133 @@ def gather(params, indices, validate_indices=None, name=None, axis=None, batch_d
     return apply_op("GatherV2", name=name, params=params, indices=indices, axis=axis).outputs[0]
 
 
+def _params_shape(params):
+    """``Shape`` of the gathered params, colocated with them (params may be large)."""
+    with params.graph.colocate_with(params.op):
+        return array_ops.shape(params)
+
+
+@RegisterGradient("Gather")
+def _gather_grad(op, grad):
+    """IndexedSlices: the gradient's rows (one per index) at the gathered indices."""
+    from tfcompat.framework.indexed_slices import IndexedSlices
+
+    params_shape = _params_shape(op.inputs[0])
+    indices = op.inputs[1]
+    size = array_ops.expand_dims(array_ops.size(indices), 0)
+    values_shape = array_ops.concat([size, params_shape[1:]], 0)
+    values = array_ops.reshape(array_ops.dense_gradient(grad), values_shape)
+    indices = array_ops.reshape(indices, size)
+    return [IndexedSlices(values, indices, params_shape), None]
+
+
+def _batch_indices(params_shape, indices, batch_dims):
+    """``indices`` plus the flat offset of each batch position (batch dims flattened)."""
+    from tfcompat.ops import math_ops, reduction_ops
+
+    batch_indices = indices
+    dtype = indices.dtype.base_dtype
+    cast_shape = math_ops.cast(params_shape, dtype)
+    accumulated = array_ops.ones((), dtype=dtype)
+    for dim in range(batch_dims, 0, -1):
+        dim_value = cast_shape[dim - 1]
+        accumulated *= cast_shape[dim]
+        start = array_ops.zeros((), dtype=dtype)
+        step = array_ops.ones((), dtype=dtype)
+        dim_indices = reduction_ops.range(start, dim_value, step)
+        dim_indices *= accumulated
+        dim_shape = array_ops.concat(
+            [
+                array_ops.tile([1], [dim - 1]),
+                [dim_value],
+                array_ops.tile([1], [array_ops.rank(indices) - dim]),
+            ],
+            axis=0,
+        )
+        batch_indices += array_ops.reshape(dim_indices, dim_shape)
+    return batch_indices
+
+
+def _batch_gather_grad(params_shape, values, indices, batch_dims, gather_dim_size):
+    """Dense gradient of a gather along the first non-batch axis: rows summed per index
+    (``UnsortedSegmentSum``), batch dims flattened into the segment ids and restored."""
+    from tfcompat.ops import reduction_ops, segment_ops
+
+    indices_size = array_ops.expand_dims(array_ops.size(indices), 0)
+    if batch_dims:
+        values_shape = array_ops.shape(values)
+        outer_shape = values_shape[:batch_dims]
+        inner_shape = values_shape[batch_dims:][1:]
+        batch_size = reduction_ops.reduce_prod(outer_shape, [0], False)
+        flat_values_shape = array_ops.concat([[-1], inner_shape], 0)
+        gather_dim_size *= batch_size
+        indices = _batch_indices(params_shape, indices, batch_dims)
+        values = array_ops.reshape(array_ops.dense_gradient(values), flat_values_shape)
+    indices = array_ops.reshape(indices, indices_size)
+    params_grad = segment_ops.unsorted_segment_sum(values, indices, gather_dim_size)
+    if batch_dims:
+        params_grad = array_ops.reshape(
+            params_grad, array_ops.concat([outer_shape, flat_values_shape], 0)
+        )
+    return params_grad
+
+
+def _gather_v2_axis_grad(grad, params_shape, indices, axis, batch_dims):
+    """A gather along ``axis`` > 0: move that axis next to the batch dims, take the batch
+    gather gradient, and move it back."""
+    from tfcompat.ops import reduction_ops
+
+    outer_shape = params_shape[:axis]
+    inner_shape = params_shape[axis:][1:]
+    values_shape = array_ops.concat([outer_shape, [-1], inner_shape], 0)
+    values_dims = array_ops.size(values_shape)
+    axis_dims = array_ops.size(outer_shape)
+    outer_batches = reduction_ops.range(batch_dims)
+    batch_axes = reduction_ops.range(batch_dims, axis_dims)
+    inner_axes = reduction_ops.range(axis_dims + 1, values_dims)
+    values = array_ops.reshape(array_ops.dense_gradient(grad), values_shape)
+    transpose_dims = array_ops.concat([outer_batches, [axis_dims], batch_axes, inner_axes], 0)
+    values_transpose = array_ops.transpose(values, transpose_dims)
+    params_shape_transpose = array_ops.gather(params_shape, transpose_dims)
+    params_grad = _batch_gather_grad(
+        params_shape_transpose, values_transpose, indices, batch_dims, params_shape[axis]
+    )
+    invert_dims = array_ops.concat([outer_batches, batch_axes + 1, [batch_dims], inner_axes], 0)
+    return array_ops.transpose(params_grad, invert_dims)
+
+
+@RegisterGradient("GatherV2")
+def _gather_v2_grad(op, grad):
+    """Axis 0: IndexedSlices (what makes sparse optimizer updates possible); other axes: a
+    dense ``UnsortedSegmentSum`` of the rows, reshaped to the params' shape."""
+    from tfcompat.framework.indexed_slices import IndexedSlices
+
+    params = op.inputs[0]
+    params_shape = _params_shape(params)
+    indices = op.inputs[1]
+    indices_size = array_ops.expand_dims(array_ops.size(indices), 0)
+    axis = op.inputs[2]
+    axis_static = constant_value(axis)
+    batch_dims = int(op.attrs["batch_dims"])
+    if batch_dims < 0:
+        if indices.shape.rank is None:
+            raise ValueError(
+                "Currently, it is unsupported to take the gradient of tf.gather when "
+                "batch_dims < 0 and the rank of the indices is unknown. Please pass a positive "
+                "batch_dims or use tf.ensure_shape to update the shape of indices when calling "
+                f"tf.gather. Got batch_dims={batch_dims} and indices={indices}"
+            )
+        batch_dims += indices.shape.rank
+    if axis_static is not None and int(axis_static) == 0:
+        values_shape = array_ops.concat([indices_size, params_shape[1:]], 0)
+        values = array_ops.reshape(array_ops.dense_gradient(grad), values_shape)
+        indices = array_ops.reshape(indices, indices_size)
+        return [IndexedSlices(values, indices, params_shape), None, None]
+    params_grad = _gather_v2_axis_grad(grad, params_shape, indices, axis, batch_dims)
+    # Reshaping to the params' shape keeps static shapes right when some dimension is 0.
+    return [array_ops.reshape(params_grad, array_ops.shape(params)), None, None]
+
+
 def _gather_nd_shape(op):
     p, i = _dims(op.inputs[0].shape), _dims(op.inputs[1].shape)
     if i is None:
@@ -125,6 +253,20 @@ def gather_nd(params, indices, name=None, batch_dims=0):
     return apply_op("GatherNd", name=name, params=params, indices=indices).outputs[0]
 
 
+@RegisterGradient("GatherNd")
+def _gather_nd_grad(op, grad):
+    """IndexedSlices when ``indices`` is ``[n, 1]`` (whole rows); else a ``ScatterNd``."""
+    from tfcompat.framework.indexed_slices import IndexedSlices
+
+    ref, indices = op.inputs
+    ref_shape = array_ops.shape(ref, out_type=indices.dtype)
+    dims = _dims(indices.shape)
+    if dims is not None and len(dims) == 2 and dims[-1] == 1:
+        return [IndexedSlices(grad, array_ops.squeeze(indices, axis=-1), ref_shape), None]
+    policy = op.attrs["bad_indices_policy"]
+    return [scatter_nd(indices, grad, ref_shape, bad_indices_policy=policy), None]
+
+
 def _scatter_nd_shape(op):
     out = constant_value_as_shape(op.inputs[2])
     i, u = _dims(op.inputs[0].shape), _dims(op.inputs[1].shape)
@@ -150,11 +292,21 @@ register_op(
 
 
 @tf_export("scatter_nd", "manip.scatter_nd")
-def scatter_nd(indices, updates, shape, name=None):
+def scatter_nd(indices, updates, shape, bad_indices_policy="", name=None):
     """A zero tensor of ``shape`` with ``updates`` summed in at ``indices``."""
-    return apply_op("ScatterNd", name=name, indices=indices, updates=updates, shape=shape).outputs[
-        0
-    ]
+    return apply_op(
+        "ScatterNd",
+        name=name,
+        indices=indices,
+        updates=updates,
+        shape=shape,
+        bad_indices_policy=bad_indices_policy,
+    ).outputs[0]
+
+
+@RegisterGradient("ScatterNd")
+def _scatter_nd_grad(op, grad):
+    return [None, gather_nd(grad, op.inputs[0]), None]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -225,6 +377,9 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         ).outputs[0]
 
 
+no_gradient("OneHot")
+
+
 # ---------------------------------------------------------------------------------------------
 # Unique: the output size depends on the values, so it runs on the host
 # ---------------------------------------------------------------------------------------------
@@ -280,6 +435,11 @@ def matrix_band_part(input, num_lower, num_upper, name=None):  # noqa: A002
     ).outputs[0]
 
 
+@RegisterGradient("MatrixBandPart")
+def _matrix_band_part_grad(op, grad):
+    return matrix_band_part(grad, op.inputs[1], op.inputs[2]), None, None
+
+
 _DIAG_TYPES = "{bfloat16, half, float, double, int32, int64, complex64, complex128}"
 
 
@@ -333,6 +493,16 @@ def diag(diagonal, name=None):
 def tensor_diag_part(input, name=None):  # noqa: A002
     """The diagonal of a rank-2k tensor (``DiagPart``)."""
     return apply_op("DiagPart", name=name, input=input).outputs[0]
+
+
+@RegisterGradient("Diag")
+def _diag_grad(op, grad):
+    return tensor_diag_part(grad)
+
+
+@RegisterGradient("DiagPart")
+def _diag_part_grad(op, grad):
+    return diag(grad)
 
 
 def _matrix_diag_shape(op):
@@ -459,6 +629,56 @@ def matrix_diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT
             padding_value=padding_value,
             align=align,
         ).outputs[0]
+
+
+@RegisterGradient("MatrixDiag")
+def _matrix_diag_grad(op, grad):
+    return matrix_diag_part(grad)
+
+
+@RegisterGradient("MatrixDiagV3")
+def _matrix_diag_v3_grad(op, grad):
+    return matrix_diag_part(grad, k=op.inputs[1], align=op.attrs["align"]), None, None, None, None
+
+
+def _square_matrix_dims(tensor):
+    """The innermost matrix dims when statically known, else None."""
+    dims = _dims(tensor.shape)
+    if dims is None or len(dims) < 2 or None in dims[-2:]:
+        return None
+    return dims[-2:]
+
+
+@RegisterGradient("MatrixDiagPart")
+def _matrix_diag_part_grad(op, grad):
+    matrix = _square_matrix_dims(op.inputs[0])
+    if matrix is None or matrix[0] != matrix[1]:
+        # TF writes the diagonal into zeros with MatrixSetDiag, which tfcompat lacks.
+        raise NotImplementedError(
+            "tfcompat: the gradient of matrix_diag_part needs square innermost matrices of "
+            "static shape"
+        )
+    return matrix_diag(grad)
+
+
+@RegisterGradient("MatrixDiagPartV3")
+def _matrix_diag_part_v3_grad(op, grad):
+    matrix = _square_matrix_dims(op.inputs[0])
+    if matrix is None:
+        raise NotImplementedError(
+            "tfcompat: the gradient of matrix_diag_part needs innermost matrix dims of static shape"
+        )
+    return (
+        matrix_diag(
+            grad,
+            k=op.inputs[1],
+            num_rows=matrix[0],
+            num_cols=matrix[1],
+            align=op.attrs["align"],
+        ),
+        None,
+        None,
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ import numbers
 from tfcompat.framework import dtypes, tensor_shape
 from tfcompat.framework import graph as graph_lib
 from tfcompat.framework.constant_op import constant
+from tfcompat.framework.constant_value import constant_value
+from tfcompat.framework.gradient_registry import RegisterGradient, no_gradient
 from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import (
     apply_op,
@@ -19,6 +21,7 @@ from tfcompat.framework.op_helper import (
 )
 from tfcompat.framework.tensor import Tensor
 from tfcompat.framework.tensor_shape import TensorShape, unknown_shape
+from tfcompat.ops import array_ops
 from tfcompat.ops.array_ops import (
     _canonical_axis,
     _dims,
@@ -103,6 +106,130 @@ def concat(values, axis, name="concat"):
             axis_t.shape.with_rank(0)
             return identity(values[0], name=name)
     return apply_op("ConcatV2", name=name, values=list(values), axis=axis).outputs[0]
+
+
+# ConcatOffset: where each input of a concat starts in its output (the concat gradient's slices).
+def _concat_offset_shape(op):
+    return [t.shape for t in op.inputs[1:]]
+
+
+register_op(
+    "ConcatOffset",
+    inputs=["concat_dim: int32", "shape: N * shape_type"],
+    outputs=["offset: N * shape_type"],
+    attrs=["N: int >= 2", "shape_type: {int32, int64} = int32"],
+    shape_fn=_concat_offset_shape,
+)
+no_gradient("ConcatOffset")
+
+
+def concat_offset(concat_dim, shape, name=None):
+    """Per shape in ``shape``, its start offset in the concatenation along ``concat_dim``."""
+    return apply_op("ConcatOffset", name=name, concat_dim=concat_dim, shape=list(shape)).outputs
+
+
+def _input_shapes(inputs):
+    """The inputs' shapes: one folded ``Shape`` Const each when all are static, else one
+    ``ShapeN`` (Consts made before the first dynamic shape stay in the graph, as in TF)."""
+    sizes = []
+    for x in inputs:
+        size = array_ops.shape(x)
+        if size.op.type != "Const":
+            return array_ops.shape_n(inputs)
+        sizes.append(size)
+    return sizes
+
+
+def _concat_dense_grads(grad, concat_dim, inputs):
+    """Slices of a dense gradient, one per input: ConcatOffset + Slice, or one SplitV when
+    there are more than 16 inputs (TF's choice)."""
+    non_neg_dim = concat_dim % array_ops.rank(inputs[0])
+    sizes = _input_shapes(inputs)
+    if len(sizes) > 16:
+        stacked = stack(sizes, axis=1)
+        sizes = array_ops.squeeze(array_ops.slice(stacked, [non_neg_dim, 0], [1, -1]))
+        return split(grad, sizes, non_neg_dim)
+    offsets = concat_offset(non_neg_dim, sizes)
+    return [array_ops.slice(grad, begin, size) for begin, size in zip(offsets, sizes)]
+
+
+def _static_concat_dim(concat_dim, first):
+    value = constant_value(concat_dim)
+    if value is None:
+        raise ValueError("Can only compute IndexedSlices gradient with statically-known concat_dim")
+    value = int(value)
+    if value < 0:
+        rank = first.shape.rank
+        if rank is None:
+            raise ValueError(
+                "Can only compute IndexedSlices gradient with negative concat_dim when first "
+                "value rank is statically-known."
+            )
+        value %= rank
+    return value
+
+
+def _concat_sparse_grads(grad, concat_dim, inputs):
+    """IndexedSlices per input: along dim 0 each keeps the rows in its range (indices
+    shifted); along a later dim each keeps all rows and its slice of the values."""
+    from tfcompat.framework.indexed_slices import IndexedSlices
+    from tfcompat.ops import math_ops
+
+    non_neg_dim = concat_dim % array_ops.rank(inputs[0])
+    static_dim = _static_concat_dim(concat_dim, inputs[0])
+    sizes = [array_ops.shape(x) for x in inputs]
+    out = []
+    if static_dim > 0:
+        shape_of_shape = array_ops.shape(sizes[0])
+        mask = concat(
+            [
+                array_ops.zeros(array_ops.expand_dims(non_neg_dim, 0), dtype=dtypes.int32),
+                [1],
+                array_ops.zeros(shape_of_shape - non_neg_dim - 1, dtype=dtypes.int32),
+            ],
+            0,
+        )
+        begin = array_ops.zeros(shape_of_shape, dtype=dtypes.int32)
+        for size in sizes:
+            rest = concat([[-1], array_ops.slice(size, [1], [-1])], 0)
+            values = array_ops.slice(grad.values, begin, rest)
+            out.append(IndexedSlices(values, grad.indices, size))
+            begin = math_ops.add(begin, size * mask)
+        return out
+    start = constant(0, dtype=grad.indices.dtype)
+    for size in sizes:
+        size_along = array_ops.gather(size, non_neg_dim)
+        if size_along.dtype != grad.indices.dtype:
+            size_along = math_ops.cast(size_along, dtype=grad.indices.dtype)
+        end = start + size_along
+        in_range = math_ops.logical_and(grad.indices >= start, grad.indices < end)
+        selected = array_ops.squeeze(math_ops.where(in_range), axis=[1])
+        indices = array_ops.gather(grad.indices, selected) - start
+        out.append(IndexedSlices(array_ops.gather(grad.values, selected), indices, size))
+        start = end
+    return out
+
+
+def _concat_grad(op, grad, values, concat_dim, dim_first):
+    from tfcompat.framework.indexed_slices import IndexedSlices
+
+    if isinstance(grad, Tensor):
+        grads = _concat_dense_grads(grad, concat_dim, values)
+    elif isinstance(grad, IndexedSlices):
+        grads = _concat_sparse_grads(grad, concat_dim, values)
+    else:
+        raise TypeError(f"Expected Tensor or IndexedSlices, got {type(grad)}")
+    return [None] + grads if dim_first else grads + [None]
+
+
+@RegisterGradient("Concat")
+def _concat_v1_grad(op, grad):
+    return _concat_grad(op, grad, op.inputs[1:], op.inputs[0], dim_first=True)
+
+
+@RegisterGradient("ConcatV2")
+def _concat_v2_grad(op, grad):
+    return _concat_grad(op, grad, op.inputs[:-1], op.inputs[-1], dim_first=False)
 
 
 def _split_along(op, value, axis, sizes):
@@ -214,6 +341,16 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     ).outputs
 
 
+@RegisterGradient("Split")
+def _split_grad(op, *grads):
+    return None, concat(list(grads), op.inputs[0])
+
+
+@RegisterGradient("SplitV")
+def _split_v_grad(op, *grads):
+    return [concat(list(grads), op.inputs[2]), None, None]
+
+
 def _merged_shape(tensors):
     out = unknown_shape()
     for t in tensors:
@@ -306,6 +443,16 @@ def unstack(value, num=None, axis=0, name="unstack"):
         if num is None:
             raise ValueError(f"Cannot infer argument `num` from shape {value.shape}")
     return apply_op("Unpack", name=name, value=value, num=num, axis=axis).outputs
+
+
+@RegisterGradient("Pack")
+def _pack_grad(op, grad):
+    return unstack(grad, num=op.attrs["N"], axis=op.attrs["axis"])
+
+
+@RegisterGradient("Unpack")
+def _unpack_grad(op, *grads):
+    return stack(grads, axis=op.attrs["axis"])
 
 
 # ---------------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from tfcompat.framework.constant_value import (
     constant_value,
     constant_value_as_shape,
 )
+from tfcompat.framework.gradient_registry import RegisterGradient
 from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import apply_op, convert_to_tensor
 from tfcompat.framework.tensor import Tensor
@@ -75,6 +76,21 @@ register_op(
 def slice(input_, begin, size, name=None):  # noqa: A001 - TF's name
     """The block of ``input_`` starting at ``begin`` with extent ``size`` (-1: to the end)."""
     return apply_op("Slice", name=name, input=input_, begin=begin, size=size).outputs[0]
+
+
+@RegisterGradient("Slice")
+def _slice_grad(op, grad):
+    """The gradient padded back to the input's shape: ``begin`` zeros before each dimension
+    and ``shape - size - begin`` after."""
+    x, begin = op.inputs[0], op.inputs[1]
+    input_rank = array_ops.rank(x)
+    index_dtype = begin.dtype
+    slice_size = array_ops.shape(op.outputs[0], out_type=index_dtype)
+    column = array_ops.stack([input_rank, 1])
+    before = array_ops.reshape(begin, column)
+    after = array_ops.reshape(array_ops.shape(x, out_type=index_dtype) - slice_size - begin, column)
+    paddings = array_ops.concat([before, after], 1)
+    return array_ops.pad(grad, paddings), None, None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -254,9 +270,8 @@ register_op(
 )
 
 
-def apply_layout(x, layout: Layout):
-    """``x[layout]`` for a numpy-style array ``x`` (numpy or jax.numpy): basic indexing with
-    the canonical indices, then a reshape that drops shrunk dims and adds new axes."""
+def layout_index(layout: Layout) -> tuple:
+    """The basic-indexing tuple that selects a layout's elements (shrunk dims as integers)."""
     index = []
     for d in layout.dense:
         if d.shrink:
@@ -266,7 +281,18 @@ def apply_layout(x, layout: Layout):
         else:
             stop = d.begin + d.size * d.stride
             index.append(np.s_[d.begin : (None if stop < 0 else stop) : d.stride])
-    return x[tuple(index)].reshape(layout.final_shape)
+    return tuple(index)
+
+
+def selected_shape(layout: Layout) -> list:
+    """The shape ``x[layout_index(layout)]`` has: the kept dims' sizes, before new axes."""
+    return [d.size for d in layout.dense if not d.shrink]
+
+
+def apply_layout(x, layout: Layout):
+    """``x[layout]`` for a numpy-style array ``x`` (numpy or jax.numpy): basic indexing with
+    the canonical indices, then a reshape that drops shrunk dims and adds new axes."""
+    return x[layout_index(layout)].reshape(layout.final_shape)
 
 
 def _fold_strided_slice(op, index):
@@ -315,6 +341,86 @@ def strided_slice(
         new_axis_mask=new_axis_mask,
         shrink_axis_mask=shrink_axis_mask,
     ).outputs[0]
+
+
+def _strided_slice_grad_shape(op):
+    if op.inputs[0].shape.rank not in (None, 1):
+        raise ValueError(f"Shape must be rank 1 but is rank {op.inputs[0].shape.rank}")
+    return [constant_value_as_shape(op.inputs[0])]
+
+
+register_op(
+    "StridedSliceGrad",
+    inputs=["shape: Index", "begin: Index", "end: Index", "strides: Index", "dy: T"],
+    outputs=["output: T"],
+    attrs=["T: type", "Index: {int32, int64}"] + [f"{m}: int = 0" for m in _MASKS],
+    shape_fn=_strided_slice_grad_shape,
+)
+
+
+def strided_slice_grad(
+    shape,
+    begin,
+    end,
+    strides,
+    dy,
+    begin_mask=0,
+    end_mask=0,
+    ellipsis_mask=0,
+    new_axis_mask=0,
+    shrink_axis_mask=0,
+    name=None,
+):
+    """A zero tensor of ``shape`` with ``dy`` written where ``StridedSlice`` with the same
+    spec reads (the slice's gradient)."""
+    return apply_op(
+        "StridedSliceGrad",
+        name=name,
+        shape=shape,
+        begin=begin,
+        end=end,
+        strides=strides,
+        dy=dy,
+        begin_mask=begin_mask,
+        end_mask=end_mask,
+        ellipsis_mask=ellipsis_mask,
+        new_axis_mask=new_axis_mask,
+        shrink_axis_mask=shrink_axis_mask,
+    ).outputs[0]
+
+
+def _known_or_tensor(tensor):
+    value = constant_value(tensor)
+    return tensor if value is None else value
+
+
+@RegisterGradient("StridedSlice")
+def _strided_slice_grad(op, grad):
+    """``StridedSliceGrad`` of the input's shape (in the index dtype) with the same spec;
+    spec values known at build time are passed as constants."""
+    begin, end, strides = op.inputs[1:]
+    x_shape = array_ops.shape(op.inputs[0], out_type=begin.dtype)
+    masks = {m: op.attrs[m] for m in _MASKS}
+    return (
+        strided_slice_grad(
+            _known_or_tensor(x_shape),
+            _known_or_tensor(begin),
+            _known_or_tensor(end),
+            _known_or_tensor(strides),
+            grad,
+            **masks,
+        ),
+        None,
+        None,
+        None,
+    )
+
+
+@RegisterGradient("StridedSliceGrad")
+def _strided_slice_grad_grad(op, grad):
+    begin, end, strides = op.inputs[1:4]
+    masks = {m: op.attrs[m] for m in _MASKS}
+    return None, None, None, None, strided_slice(grad, begin, end, strides, **masks)
 
 
 # ---------------------------------------------------------------------------------------------

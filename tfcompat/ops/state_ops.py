@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from tfcompat.framework import common_shapes, dtypes, tensor_shape
+from tfcompat.framework.gradient_registry import no_gradient
 from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import apply_op
 from tfcompat.util.tf_export import tf_export
@@ -68,6 +69,20 @@ for _name, _types, _locking in (
         attrs=[f"T: {_types}", "Tindices: {int32, int64}", f"use_locking: bool = {_locking}"],
         shape_fn=common_shapes.unchanged,
     )
+
+# TF marks the assignments and the arithmetic scatters not differentiable; VariableV2,
+# IsVariableInitialized and ScatterUpdate/Min/Max have no gradient entry (backprop stops at
+# a variable, which is an x or a stop op, before reaching them).
+for _name in (
+    "Assign",
+    "AssignAdd",
+    "AssignSub",
+    "ScatterAdd",
+    "ScatterSub",
+    "ScatterMul",
+    "ScatterDiv",
+):
+    no_gradient(_name)
 
 register_op(
     "IsVariableInitialized",
