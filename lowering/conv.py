@@ -1,0 +1,400 @@
+"""JAX lowerings of convolution and pooling ops.
+
+Convolutions are ``lax.conv_general_dilated`` with the op's data format as dimension
+numbers and TF's padding (SAME splits the total padding with the smaller half first, as
+XLA's SAME does). The backprop ops are the linear transposes of the forward convolution
+(``jax.linear_transpose``), which XLA emits as convolutions with dilated inputs or flipped,
+transposed kernels: the same HLO a hand-written transposed convolution gives.
+
+Pooling gradients avoid ``select_and_scatter`` (what ``jax.vjp`` of a max ``reduce_window``
+gives), which XLA's CPU backend runs slowly. ``MaxPoolGrad`` routes each output gradient to
+the first maximum of its window in row-major order, TF's choice among tied values:
+
+* windows that tile the input (stride == window, the LeNet 2x2/2 case): the input is
+  reshaped to ``[..., out, window, ...]``; a window's first maximum is found by comparing with
+  the window maximum and taking the smallest in-window index (elementwise ops and small
+  reductions that XLA fuses);
+* overlapping windows: one strided slice per window offset (a loop over the ``prod(ksize)``
+  offsets, not over elements) finds the first maximum, and each offset's share of the
+  gradient is placed back with an interior-padded ``lax.pad``.
+
+Measured on this machine's CPU (``bench/bench_pooling.py``, float32 [64, 28, 28, 32], 2x2/2
+VALID, forward + gradient jitted): select_and_scatter 3.25 ms, offset scheme 0.93 ms (3.5x),
+reshape scheme 0.48 ms (6.7x). With 3x3/2 SAME windows the offset scheme takes 1.7 ms against
+select_and_scatter's 3.9 ms.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from lowering.array import static_ints
+from lowering.registry import lowering
+from tfcompat.framework import errors
+
+
+# ---------------------------------------------------------------------------------------------
+# Windows and padding
+# ---------------------------------------------------------------------------------------------
+def data_layout(data_format: bytes, rank: int):
+    """``(batch axis, channel axis, spatial axes)`` of ``data_format``."""
+    if data_format.startswith(b"NC"):
+        return 0, 1, list(range(2, rank))
+    return 0, rank - 1, list(range(1, rank - 1))
+
+
+def window_pads(sizes, windows, strides, dilations, padding, explicit=None):
+    """Per axis ``(before, after)`` padding as TF computes it: none for VALID, the given
+    pairs for EXPLICIT, and for SAME the padding that gives ``ceil(size / stride)`` outputs,
+    its smaller half first."""
+    pads = []
+    for axis, (size, k, s, d) in enumerate(zip(sizes, windows, strides, dilations)):
+        if padding == b"EXPLICIT":
+            pads.append((explicit[2 * axis], explicit[2 * axis + 1]))
+        elif padding == b"VALID":
+            pads.append((0, 0))
+        else:
+            out = -(-size // s)
+            total = max((out - 1) * s + (k - 1) * d + 1 - size, 0)
+            pads.append((total // 2, total - total // 2))
+    return pads
+
+
+def _check_unit(op, values, what):
+    """TF's kernels convolve and pool over the spatial dims only (MaxPool may also pool the
+    channel dim, which the pooling rules handle)."""
+    batch, channel, _ = data_layout(op.attrs["data_format"], len(values))
+    if values[batch] != 1 or values[channel] != 1:
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            f"Current implementation does not yet support {what} in the batch and depth "
+            f"dimensions.\n\t [[{{{{node {op.name}}}}}]]",
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Convolution
+# ---------------------------------------------------------------------------------------------
+_SPATIAL_LETTERS = {1: "W", 2: "HW", 3: "DHW"}
+
+
+def _dimension_numbers(data_format: bytes, n: int):
+    fmt = data_format.decode()
+    return (fmt, _SPATIAL_LETTERS[n] + "IO", fmt)
+
+
+def _conv_fn(op, x_shape, w_shape, depthwise):
+    """``f(x, w)``: the op's forward convolution for inputs of these shapes."""
+    rank = len(x_shape)
+    data_format = op.attrs["data_format"]
+    _, channel, spatial = data_layout(data_format, rank)
+    strides, dilations = op.attrs["strides"], op.attrs["dilations"]
+    _check_unit(op, strides, "strides")
+    _check_unit(op, dilations, "dilations")
+    n = rank - 2
+    window_strides = [strides[a] for a in spatial]
+    rhs_dilation = [dilations[a] for a in spatial]
+    explicit = op.attrs.get("explicit_paddings") or None
+    if explicit:
+        explicit = [explicit[i] for a in spatial for i in (2 * a, 2 * a + 1)]
+    pads = window_pads(
+        [x_shape[a] for a in spatial],
+        list(w_shape[:n]),
+        window_strides,
+        rhs_dilation,
+        op.attrs["padding"],
+        explicit,
+    )
+    in_depth = x_shape[channel]
+    if depthwise:
+        groups = in_depth
+    else:
+        filter_in = w_shape[n]
+        if filter_in == 0 or in_depth % filter_in:
+            raise errors.InvalidArgumentError(
+                None,
+                op,
+                f"input depth must be evenly divisible by filter depth: {in_depth} vs {filter_in}",
+            )
+        groups = in_depth // filter_in
+    dimension_numbers = _dimension_numbers(data_format, n)
+
+    def f(x, w):
+        if depthwise:  # [..., in, multiplier] -> [..., 1, in * multiplier]
+            w = w.reshape(tuple(w.shape[:n]) + (1, -1))
+        return lax.conv_general_dilated(
+            x,
+            w,
+            window_strides,
+            pads,
+            rhs_dilation=rhs_dilation,
+            dimension_numbers=dimension_numbers,
+            feature_group_count=groups,
+        )
+
+    return f
+
+
+def _full_input_sizes(op, sizes, filt, grad):
+    """``input_sizes`` of Conv2DBackpropInput may give only the spatial dims."""
+    sizes = static_ints(op, 0, sizes)
+    if len(sizes) != 2:
+        return tuple(sizes)
+    batch, _, spatial = data_layout(op.attrs["data_format"], 4)
+    dims = [0] * 4
+    dims[batch] = grad.shape[batch]
+    dims[1 if op.attrs["data_format"] == b"NCHW" else 3] = filt.shape[2]
+    for axis, size in zip(spatial, sizes):
+        dims[axis] = size
+    return tuple(dims)
+
+
+def _forward_rule(depthwise):
+    def rule(ctx, op, x, w):
+        return _conv_fn(op, x.shape, w.shape, depthwise)(x, w)
+
+    return rule
+
+
+def _backprop_input_rule(depthwise):
+    def rule(ctx, op, sizes, w, grad):
+        x_shape = _full_input_sizes(op, sizes, w, grad)
+        f = _conv_fn(op, x_shape, w.shape, depthwise)
+        x_aval = jax.ShapeDtypeStruct(x_shape, grad.dtype)
+        (dx,) = jax.linear_transpose(lambda x: f(x, w), x_aval)(grad)
+        return dx
+
+    return rule
+
+
+def _backprop_filter_rule(depthwise):
+    def rule(ctx, op, x, sizes, grad):
+        w_shape = tuple(static_ints(op, 1, sizes))
+        f = _conv_fn(op, x.shape, w_shape, depthwise)
+        w_aval = jax.ShapeDtypeStruct(w_shape, grad.dtype)
+        (dw,) = jax.linear_transpose(lambda w: f(x, w), w_aval)(grad)
+        return dw
+
+    return rule
+
+
+for _prefix, _depthwise, _bp_input, _bp_filter in (
+    ("Conv2D", False, "Conv2DBackpropInput", "Conv2DBackpropFilter"),
+    ("Conv3D", False, "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2"),
+    (
+        "DepthwiseConv2dNative",
+        True,
+        "DepthwiseConv2dNativeBackpropInput",
+        "DepthwiseConv2dNativeBackpropFilter",
+    ),
+):
+    lowering(_prefix)(_forward_rule(_depthwise))
+    lowering(_bp_input)(_backprop_input_rule(_depthwise))
+    lowering(_bp_filter)(_backprop_filter_rule(_depthwise))
+
+
+# ---------------------------------------------------------------------------------------------
+# Pooling windows
+# ---------------------------------------------------------------------------------------------
+def pool_window(op, shape, ksize=None, strides=None):
+    """``(ksize, strides, pads)`` over every axis of a pooling op's input of ``shape``."""
+    ksize = list(op.attrs["ksize"] if ksize is None else ksize)
+    strides = list(op.attrs["strides"] if strides is None else strides)
+    batch, _, _ = data_layout(op.attrs["data_format"], len(shape))
+    if ksize[batch] != 1 or strides[batch] != 1:
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            f"Pooling is not yet supported on the batch dimension.\n\t [[{{{{node {op.name}}}}}]]",
+        )
+    pads = window_pads(
+        shape,
+        ksize,
+        strides,
+        [1] * len(shape),
+        op.attrs["padding"],
+        op.attrs.get("explicit_paddings") or None,
+    )
+    return ksize, strides, pads
+
+
+def _lowest(dtype):
+    if jnp.issubdtype(dtype, jnp.floating):
+        return jnp.array(-jnp.inf, dtype)
+    return jnp.array(jnp.iinfo(dtype).min, dtype)
+
+
+def max_pool(x, ksize, strides, pads):
+    return lax.reduce_window(x, _lowest(x.dtype), lax.max, ksize, strides, pads)
+
+
+def window_counts(shape, ksize, strides, pads):
+    """How many in-bounds elements each output window covers (numpy, from shapes alone):
+    per axis a 1-D count, multiplied across axes."""
+    total = np.ones((), np.int64)
+    for axis, (size, k, s, (lo, hi)) in enumerate(zip(shape, ksize, strides, pads)):
+        out = (size + lo + hi - k) // s + 1
+        starts = np.arange(out) * s - lo
+        counts = np.minimum(starts + k, size) - np.maximum(starts, 0)
+        total = np.multiply.outer(total, counts) if axis else counts
+    return total
+
+
+def avg_pool(x, ksize, strides, pads):
+    sums = lax.reduce_window(x, jnp.zeros((), x.dtype), lax.add, ksize, strides, pads)
+    return sums / window_counts(x.shape, ksize, strides, pads).astype(x.dtype)
+
+
+def _tiles(ksize, strides, pads):
+    """Whether windows tile the input: stride == window on every axis, no padding before
+    (SAME only pads after when windows tile) — the reshape scheme applies."""
+    return all(k == s for k, s in zip(ksize, strides)) and all(lo == 0 for lo, _ in pads)
+
+
+def _first_max_tiled(x, grad, ksize):
+    """Input gradient when windows tile the input: each window's gradient goes to its first
+    maximum (row-major within the window)."""
+    out = grad.shape
+    covered = [o * k for o, k in zip(out, ksize)]
+    xp = _fit(x, covered, _lowest(x.dtype))
+    split = [d for pair in zip(out, ksize) for d in pair]
+    xr = xp.reshape(split)
+    window_axes = tuple(range(1, 2 * len(out), 2))
+    peak = jnp.max(xr, axis=window_axes, keepdims=True)
+    # In-window row-major index of each element, broadcast over the output positions.
+    index = np.zeros([1] * len(split), np.int32)
+    scale = 1
+    for axis in reversed(range(len(out))):
+        shape = [1] * len(split)
+        shape[2 * axis + 1] = ksize[axis]
+        index = index + (np.arange(ksize[axis], dtype=np.int32) * scale).reshape(shape)
+        scale *= ksize[axis]
+    big = np.int32(scale)
+    first = jnp.min(jnp.where(xr == peak, index, big), axis=window_axes, keepdims=True)
+    g = jnp.expand_dims(grad, window_axes)
+    routed = jnp.where(index == first, g, jnp.zeros((), grad.dtype))
+    return _fit(routed.reshape(covered), x.shape, jnp.zeros((), grad.dtype))
+
+
+def _fit(x, shape, fill):
+    """``x`` cropped or padded (after, with ``fill``) to ``shape``."""
+    config = [(0, t - s, 0) for s, t in zip(x.shape, shape)]
+    if all(c[1] == 0 for c in config):
+        return x
+    return lax.pad(x, jnp.asarray(fill, x.dtype), config)
+
+
+def _offsets(ksize):
+    return list(itertools.product(*[range(k) for k in ksize]))
+
+
+def _window_slice(xp, offset, out, strides):
+    limit = [o + (n - 1) * s + 1 for o, n, s in zip(offset, out, strides)]
+    return lax.slice(xp, offset, limit, strides)
+
+
+def first_max_index(x, ksize, strides, pads, out):
+    """For each output window: the row-major offset index of its first maximum."""
+    xp = lax.pad(x, _lowest(x.dtype), [(lo, hi, 0) for lo, hi in pads])
+    best = best_index = None
+    for i, offset in enumerate(_offsets(ksize)):
+        values = _window_slice(xp, offset, out, strides)
+        if best is None:
+            best, best_index = values, jnp.zeros(values.shape, jnp.int32)
+            continue
+        take = values > best  # strictly greater: ties keep the earlier offset
+        best = jnp.where(take, values, best)
+        best_index = jnp.where(take, jnp.int32(i), best_index)
+    return best_index
+
+
+def _first_max_general(x, grad, ksize, strides, pads):
+    index = first_max_index(x, ksize, strides, pads, grad.shape)
+    padded = [s + lo + hi for s, (lo, hi) in zip(x.shape, pads)]
+    zero = jnp.zeros((), grad.dtype)
+    total = jnp.zeros(padded, grad.dtype)
+    for i, offset in enumerate(_offsets(ksize)):
+        share = jnp.where(index == i, grad, zero)
+        config = [
+            (o, p - o - (n - 1) * s - 1, s - 1)
+            for o, p, n, s in zip(offset, padded, grad.shape, strides)
+        ]
+        total = total + lax.pad(share, zero, config)
+    return lax.slice(total, [lo for lo, _ in pads], [lo + s for s, (lo, _) in zip(x.shape, pads)])
+
+
+def max_pool_grad(x, grad, ksize, strides, pads):
+    """Gradient of max pooling: each output's gradient added at the first maximum of its
+    window."""
+    if _tiles(ksize, strides, pads):
+        return _first_max_tiled(x, grad, ksize)
+    return _first_max_general(x, grad, ksize, strides, pads)
+
+
+def max_pool_grad_grad(x, grad, ksize, strides, pads, out):
+    """Second-order: each output takes ``grad`` at its window's first maximum."""
+    index = first_max_index(x, ksize, strides, pads, out)
+    gp = lax.pad(grad, jnp.zeros((), grad.dtype), [(lo, hi, 0) for lo, hi in pads])
+    result = jnp.zeros(out, grad.dtype)
+    for i, offset in enumerate(_offsets(ksize)):
+        result = jnp.where(index == i, _window_slice(gp, offset, out, strides), result)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Pooling rules
+# ---------------------------------------------------------------------------------------------
+def _check_format(op):
+    if op.attrs["data_format"] == b"NCHW_VECT_C":
+        raise errors.UnimplementedError(
+            None, op, f"{op.type} with data_format NCHW_VECT_C is not supported (node {op.name})"
+        )
+
+
+@lowering("MaxPool", "MaxPool3D")
+def _max_pool(ctx, op, x):
+    _check_format(op)
+    return max_pool(x, *pool_window(op, x.shape))
+
+
+@lowering("MaxPoolV2")
+def _max_pool_v2(ctx, op, x, ksize, strides):
+    _check_format(op)
+    window = pool_window(op, x.shape, static_ints(op, 1, ksize), static_ints(op, 2, strides))
+    return max_pool(x, *window)
+
+
+@lowering("AvgPool", "AvgPool3D")
+def _avg_pool(ctx, op, x):
+    return avg_pool(x, *pool_window(op, x.shape))
+
+
+@lowering("AvgPoolGrad", "AvgPool3DGrad")
+def _avg_pool_grad(ctx, op, shape, grad):
+    shape = tuple(static_ints(op, 0, shape))
+    window = pool_window(op, shape)
+    aval = jax.ShapeDtypeStruct(shape, grad.dtype)
+    (dx,) = jax.linear_transpose(lambda x: avg_pool(x, *window), aval)(grad)
+    return dx
+
+
+@lowering("MaxPoolGrad", "MaxPool3DGrad")
+def _max_pool_grad(ctx, op, x, y, grad):
+    return max_pool_grad(x, grad, *pool_window(op, x.shape)).astype(grad.dtype)
+
+
+@lowering("MaxPoolGradV2")
+def _max_pool_grad_v2(ctx, op, x, y, grad, ksize, strides):
+    window = pool_window(op, x.shape, static_ints(op, 3, ksize), static_ints(op, 4, strides))
+    return max_pool_grad(x, grad, *window)
+
+
+@lowering("MaxPoolGradGrad", "MaxPool3DGradGrad")
+def _max_pool_grad_grad(ctx, op, x, y, grad):
+    return max_pool_grad_grad(x, grad, *pool_window(op, x.shape), y.shape)
