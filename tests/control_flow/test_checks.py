@@ -85,3 +85,21 @@ def test_failed_check_discards_step_writes():
             with pytest.raises(tf.errors.InvalidArgumentError):
                 sess.run(step, {x: np.nan})
             assert sess.run(v) == 1.0
+
+
+def test_check_numerics_gradient_parity():
+    def program(tf):
+        x = tf.placeholder(tf.float32, [3], name="x")
+        y = tf.debugging.check_numerics(x, "x")
+        return tf.gradients(y, x)[0], {x: np.array([1.0, 2.0, 3.0], np.float32)}
+
+    assert_parity(program)
+
+
+def test_gradients_through_control_flow_not_implemented():
+    tf = tfcompat
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [])
+        y = tf.cond(x > 0, lambda: x * 2.0, lambda: x)
+        with pytest.raises(tf.errors.UnimplementedError, match="cond/Merge"):
+            tf.gradients(y, x)

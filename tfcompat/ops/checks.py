@@ -1,11 +1,12 @@
 """Run-time checks: ``tf.Assert``, ``tf.debugging.check_numerics``,
 ``tf.add_check_numerics_ops``. A failed check raises ``InvalidArgumentError`` from
-``Session.run`` naming the op, with TF's message (see ``lowering/checks.py``)."""
+``Session.run`` naming the op, with TF's message (see ``lowering/control_flow.py``)."""
 
 from __future__ import annotations
 
 from tfcompat.framework import dtypes
 from tfcompat.framework import graph as graph_lib
+from tfcompat.framework.gradient_registry import RegisterGradient
 from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import apply_op, convert_to_tensor
 from tfcompat.util.tf_export import tf_export
@@ -79,3 +80,14 @@ def add_check_numerics_ops():
                 with graph.control_dependencies(check_op):
                     check_op = [check_numerics(output, message=message)]
     return control_flow_ops.group(*check_op)
+
+
+@RegisterGradient("CheckNumerics")
+def _check_numerics_grad(op, grad):
+    """The gradient is checked too (TF's message)."""
+    message = op.get_attr("message")
+    message = message.decode() if isinstance(message, bytes) else message
+    return check_numerics(
+        grad,
+        "Not a number (NaN) or infinity (Inf) values detected in gradient. " + message,
+    )
