@@ -10,15 +10,28 @@ cache per feed signature. Host segments run the numpy reference kernels of host 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from lowering import interpreter
+from lowering import interpreter, regions
 from lowering import plan as plan_lib
-from lowering import regions
 from lowering.registry import LOWERINGS, REFERENCE
 
-# Op types whose rules draw randomness; the run counter is only used when one is present.
+# Op types whose rules draw randomness (filled by lowering/random.py).
 RANDOM_OP_TYPES: set = set()
+
+
+class RunSeed(NamedTuple):
+    """``ctx.rng_key`` of every run: what random ops derive their keys from (see
+    ``lowering/random.py``). ``entropy`` is drawn once per Session, so unseeded ops differ
+    between Sessions; ``counter`` is the Session's run counter, so each run draws new
+    values. Traced uint32 scalars under jit (no recompilation per Session), ints in the
+    reference backend."""
+
+    entropy: object
+    counter: object
+
 
 # Called with each new Executable; lets tools (``tfcompat run``) see what a program lowered
 # without a registry of Sessions.
@@ -48,12 +61,8 @@ class DeviceFunction:
         """``(state, inputs, counter) -> (outputs, state')``, unjitted."""
         segment = self.segment
 
-        def fn(state, inputs, counter):
-            key = None
-            if segment.uses_rng:
-                jax = _jax()
-                key = jax.random.fold_in(jax.random.key(0), counter)
-            ctx = interpreter.Context(dict(state), "xla", key)
+        def fn(state, inputs, counter, entropy=0):
+            ctx = interpreter.Context(dict(state), "xla", RunSeed(entropy, counter))
             ctx.stack_bucket, ctx.report_ops = self.stack_bucket, self.report_ops
             env = dict(zip(segment.inputs, inputs))
             interpreter.run_ops(segment.ops, env, LOWERINGS, ctx)
@@ -67,19 +76,21 @@ class DeviceFunction:
 
         return fn
 
-    def _traced(self, state, inputs, counter):
+    def _traced(self, state, inputs, counter, entropy=0):
         self.compile_count += 1  # Python runs this only while jax traces
         self.traced_signature = _jax().tree.map(
             lambda x: _jax().ShapeDtypeStruct(x.shape, x.dtype), (state, inputs)
         )
-        return self.pure_function()(state, inputs, counter)
+        return self.pure_function()(state, inputs, counter, entropy)
 
-    def __call__(self, state: dict, env: dict, counter: int):
+    def __call__(self, state: dict, env: dict, counter: int, entropy: int = 0):
         segment = self.segment
         touched = {name: state[name] for name in segment.variables if name in state}
         inputs = [env[t] for t in segment.inputs]
         while True:
-            outputs, new_state = self.jitted(touched, inputs, np.uint32(counter))
+            outputs, new_state = self.jitted(
+                touched, inputs, np.uint32(counter), np.uint32(entropy)
+            )
             report = new_state.pop(regions.REPORT_KEY, None)
             state.update(new_state)
             # A failed check raises here; a full gradient stack reruns the step (its state
@@ -94,9 +105,10 @@ class Executable:
     """Runs one Plan. ``backend`` is ``"xla"`` (device segments jitted) or ``"reference"``
     (every op by its numpy kernel, eagerly)."""
 
-    def __init__(self, plan: plan_lib.Plan, backend: str):
+    def __init__(self, plan: plan_lib.Plan, backend: str, entropy: int = 0):
         self.plan = plan
         self.backend = backend
+        self.entropy = entropy  # the Session's, for unseeded random ops
         self.device_functions = {}
         if backend == "xla":
             for segment in plan.device_segments:
@@ -119,8 +131,7 @@ class Executable:
         env = dict(self._var_refs)
         env.update(feed_values)
         if self.backend == "reference":
-            rng = np.random.default_rng(counter)
-            ctx = interpreter.Context(state, "reference", rng)
+            ctx = interpreter.Context(state, "reference", RunSeed(self.entropy, counter))
             for segment in self.plan.segments:
                 interpreter.run_ops(segment.ops, env, REFERENCE, ctx)
             return env
@@ -129,5 +140,5 @@ class Executable:
             if segment.kind == "host":
                 interpreter.run_ops(segment.ops, env, REFERENCE, host_ctx)
             else:
-                self.device_functions[id(segment)](state, env, counter)
+                self.device_functions[id(segment)](state, env, counter, self.entropy)
         return env

@@ -32,7 +32,7 @@ class Context:
     """What rules see besides their inputs: the variable state and randomness.
 
     ``state`` maps variable names to values and is updated in place by writes; ``rng_key``
-    is this run's key (a JAX key or a numpy Generator seed) or None.
+    is this run's ``compile.RunSeed`` (Session entropy and run counter) or None.
     """
 
     def __init__(self, state, backend, rng_key=None, feeds=None):

@@ -145,6 +145,8 @@ class BaseSession:
         self._executables: dict = {}
         self._fetch_maps: dict = {}
         self._run_counter = 0
+        # Unseeded random ops draw from this, so each Session gives different values.
+        self._rng_entropy = int.from_bytes(os.urandom(4), "little")
         self._closed = False
         self._default_contexts = []
 
@@ -260,7 +262,7 @@ class BaseSession:
             plan = plan_lib.build_plan(
                 tensors, targets, feed_tensors, frozenset(compile_lib.RANDOM_OP_TYPES)
             )
-            executable = compile_lib.Executable(plan, self._backend)
+            executable = compile_lib.Executable(plan, self._backend, self._rng_entropy)
             self._executables[key] = executable
         return executable
 
