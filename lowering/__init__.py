@@ -32,6 +32,7 @@ FAMILIES = (
     "state",
     "control_flow",
     "training",
+    "random",
     "conv",
 )
 

@@ -65,6 +65,8 @@ from tfcompat.framework.tensor_shape import Dimension, TensorShape  # noqa: F401
 from tfcompat.ops import array_ops, control_flow_ops, math_ops, nn_ops, state_ops  # noqa: F401
 from tfcompat.ops import nn_impl, segment_ops, sort_ops  # noqa: F401 - nn family modules
 from tfcompat.ops import reduction_ops  # noqa: F401 - math family: reductions, scans, ranges
+from tfcompat.ops import random_ops  # noqa: F401 - random ops
+from tfcompat.framework import random_seed  # noqa: F401 - tf.set_random_seed
 from tfcompat.ops import conv_ops, pooling_ops  # noqa: F401 - convolution and pooling
 from tfcompat.client.session import (  # noqa: F401
     InteractiveSession,

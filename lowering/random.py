@@ -1,0 +1,137 @@
+"""JAX lowerings of random ops.
+
+Each op's key is derived from its ``seed``/``seed2`` attrs and the run's
+``compile.RunSeed`` (``ctx.rng_key``):
+
+* seeded ops (either attr nonzero): ``key(seed, seed2)`` folded with the run counter, so a
+  fresh Session repeats the same values run by run, and each run draws new ones;
+* unseeded ops (both zero, TF's "nondeterministic"): the Session's entropy and the op's
+  name folded with the run counter, so Sessions differ and ops differ from each other.
+
+Two ops with the same seeds draw the same values, as in TF. The generators are JAX's, so
+values differ from TF's; the distributions are TF's. Output shapes must be static.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from lowering.array import static_int, static_ints
+from lowering.compile import RANDOM_OP_TYPES
+from lowering.registry import lowering
+from tfcompat.ops.random_ops import RANDOM_OP_TYPES as _OP_TYPES
+
+RANDOM_OP_TYPES.update(_OP_TYPES)
+
+# TF's truncated normal redraws samples more than two standard deviations from the mean.
+TRUNCATION = 2.0
+_SEEDED, _UNSEEDED = 0, 1  # distinct root keys for the two kinds of streams
+
+
+def _fold_int64(key, value):
+    """Folds a (possibly 64-bit) Python int into ``key`` as two 32-bit words."""
+    value = int(value) % (1 << 64)
+    key = jax.random.fold_in(key, value & 0xFFFFFFFF)
+    return jax.random.fold_in(key, value >> 32)
+
+
+def op_key(ctx, op):
+    """The key of ``op`` for this run (see the module docstring)."""
+    seed, seed2 = op.attrs["seed"], op.attrs["seed2"]
+    run = ctx.rng_key
+    if seed == 0 and seed2 == 0:
+        key = jax.random.fold_in(jax.random.key(_UNSEEDED), run.entropy)
+        key = jax.random.fold_in(key, zlib.crc32(op.name.encode()))
+    else:
+        key = _fold_int64(_fold_int64(jax.random.key(_SEEDED), seed), seed2)
+    return jax.random.fold_in(key, run.counter)
+
+
+def _np_dtype(op, attr):
+    return op.attrs[attr].as_numpy_dtype
+
+
+def _float_sample(draw, dtype):
+    """Draws in at least float32 (JAX's samplers for 16-bit floats are coarse) and casts."""
+    wide = jnp.promote_types(dtype, jnp.float32)
+    return draw(wide).astype(dtype)
+
+
+@lowering("RandomUniform")
+def _random_uniform(ctx, op, shape):
+    dtype = _np_dtype(op, "dtype")
+    shape = tuple(static_ints(op, 0, shape))
+    sample = jax.random.uniform(op_key(ctx, op), shape, jnp.promote_types(dtype, jnp.float32))
+    # Rounding to a narrower float must not reach 1.0: the range is [0, 1).
+    below_one = np.nextafter(np.asarray(1, dtype), np.asarray(0, dtype))
+    return jnp.minimum(sample.astype(dtype), below_one)
+
+
+@lowering("RandomUniformInt")
+def _random_uniform_int(ctx, op, shape, minval, maxval):
+    dtype = _np_dtype(op, "Tout")
+    shape = tuple(static_ints(op, 0, shape))
+    return jax.random.randint(op_key(ctx, op), shape, minval, maxval, dtype=dtype)
+
+
+@lowering("RandomStandardNormal")
+def _random_standard_normal(ctx, op, shape):
+    shape = tuple(static_ints(op, 0, shape))
+    key = op_key(ctx, op)
+    return _float_sample(lambda d: jax.random.normal(key, shape, d), _np_dtype(op, "dtype"))
+
+
+@lowering("TruncatedNormal")
+def _truncated_normal(ctx, op, shape):
+    shape = tuple(static_ints(op, 0, shape))
+    key = op_key(ctx, op)
+    return _float_sample(
+        lambda d: jax.random.truncated_normal(key, -TRUNCATION, TRUNCATION, shape, d),
+        _np_dtype(op, "dtype"),
+    )
+
+
+@lowering("RandomShuffle")
+def _random_shuffle(ctx, op, value):
+    if jnp.ndim(value) == 0:
+        return value
+    return jax.random.permutation(op_key(ctx, op), value, axis=0)
+
+
+@lowering("Multinomial")
+def _multinomial(ctx, op, logits, num_samples):
+    samples = static_int(op, 1, num_samples)
+    logits = jnp.asarray(logits).astype(jnp.promote_types(logits.dtype, jnp.float32))
+    batch = logits.shape[0]
+    draws = jax.random.categorical(op_key(ctx, op), logits, axis=-1, shape=(samples, batch))
+    return draws.T.astype(_np_dtype(op, "output_dtype"))
+
+
+@lowering("RandomGamma")
+def _random_gamma(ctx, op, shape, alpha):
+    dtype = _np_dtype(op, "T")
+    out_shape = tuple(static_ints(op, 0, shape)) + tuple(jnp.shape(alpha))
+    wide = jnp.promote_types(dtype, jnp.float32)
+    key = op_key(ctx, op)
+    return jax.random.gamma(key, jnp.asarray(alpha, wide), out_shape, wide).astype(dtype)
+
+
+@lowering("RandomPoissonV2")
+def _random_poisson(ctx, op, shape, rate):
+    out_shape = tuple(static_ints(op, 0, shape)) + tuple(jnp.shape(rate))
+    rate = jnp.asarray(rate).astype(jnp.float64)
+    counts = jax.random.poisson(op_key(ctx, op), rate, out_shape, dtype=jnp.int64)
+    return counts.astype(_np_dtype(op, "dtype"))
+
+
+@lowering("BroadcastArgs")
+def _broadcast_args(ctx, op, s0, s1):
+    # Left-pads the shorter shape with ones; a 1 takes the other side's size.
+    rank = max(jnp.shape(s0)[0], jnp.shape(s1)[0])
+    x = jnp.concatenate([jnp.ones(rank - jnp.shape(s0)[0], s0.dtype), s0])
+    y = jnp.concatenate([jnp.ones(rank - jnp.shape(s1)[0], s1.dtype), s1])
+    return jnp.where(x == 1, y, x)

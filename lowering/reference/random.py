@@ -1,0 +1,124 @@
+"""Numpy reference kernels of random ops.
+
+Each op draws from a numpy Generator seeded like the JAX lowering's key (same rules, other
+generator): ``(seed, seed2, run counter)`` for seeded ops, ``(Session entropy, op name, run
+counter)`` for unseeded ones. Values differ from the JAX backend's; distributions agree.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from lowering.registry import reference
+from tfcompat.framework import errors
+
+_SEEDED, _UNSEEDED = 0, 1
+
+
+def op_rng(ctx, op) -> np.random.Generator:
+    seed, seed2 = op.attrs["seed"], op.attrs["seed2"]
+    run = ctx.rng_key
+    if seed == 0 and seed2 == 0:
+        words = [_UNSEEDED, int(run.entropy), zlib.crc32(op.name.encode())]
+    else:
+        words = [_SEEDED, seed % (1 << 64), seed2 % (1 << 64)]
+    return np.random.default_rng([*words, int(run.counter)])
+
+
+def _shape(value):
+    return tuple(int(d) for d in np.asarray(value).reshape(-1))
+
+
+def _dtype(op, attr):
+    return op.attrs[attr].as_numpy_dtype
+
+
+@reference("RandomUniform")
+def _random_uniform(ctx, op, shape):
+    dtype = _dtype(op, "dtype")
+    sample = op_rng(ctx, op).random(_shape(shape)).astype(dtype)
+    # Rounding to a narrower float may give 1.0; the range is [0, 1).
+    return np.minimum(sample, np.nextafter(np.asarray(1, dtype), np.asarray(0, dtype)))
+
+
+@reference("RandomUniformInt")
+def _random_uniform_int(ctx, op, shape, minval, maxval):
+    lo, hi = int(minval), int(maxval)
+    if lo >= hi:
+        raise errors.InvalidArgumentError(
+            None, op, f"Need minval < maxval: {lo} >= {hi}\n\t [[{{{{node {op.name}}}}}]]"
+        )
+    return op_rng(ctx, op).integers(lo, hi, _shape(shape), dtype=_dtype(op, "Tout"))
+
+
+@reference("RandomStandardNormal")
+def _random_standard_normal(ctx, op, shape):
+    return op_rng(ctx, op).standard_normal(_shape(shape)).astype(_dtype(op, "dtype"))
+
+
+@reference("TruncatedNormal")
+def _truncated_normal(ctx, op, shape):
+    # Rejection sampling: redraw every sample beyond two standard deviations.
+    rng = op_rng(ctx, op)
+    sample = rng.standard_normal(_shape(shape))
+    outside = np.abs(sample) > 2.0
+    while outside.any():
+        sample[outside] = rng.standard_normal(int(outside.sum()))
+        outside = np.abs(sample) > 2.0
+    return sample.astype(_dtype(op, "dtype"))
+
+
+@reference("RandomShuffle")
+def _random_shuffle(ctx, op, value):
+    value = np.asarray(value)
+    if value.ndim == 0:
+        return value
+    return op_rng(ctx, op).permutation(value)
+
+
+@reference("Multinomial")
+def _multinomial(ctx, op, logits, num_samples):
+    samples = int(num_samples)
+    if samples < 0:
+        raise errors.InvalidArgumentError(
+            None, op, f"num_samples should be nonnegative, got {samples}"
+        )
+    logits = np.asarray(logits, dtype=np.float64)
+    rng = op_rng(ctx, op)
+    # Inverse-CDF sampling per row; -inf logits get probability zero.
+    shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    cdf = np.cumsum(shifted / shifted.sum(axis=-1, keepdims=True), axis=-1)
+    uniform = rng.random((logits.shape[0], samples))
+    draws = (uniform[:, :, None] >= cdf[:, None, :]).sum(axis=-1)
+    draws = np.minimum(draws, logits.shape[1] - 1)
+    return draws.astype(_dtype(op, "output_dtype"))
+
+
+@reference("RandomGamma")
+def _random_gamma(ctx, op, shape, alpha):
+    alpha = np.asarray(alpha)
+    size = _shape(shape) + alpha.shape
+    return op_rng(ctx, op).gamma(alpha.astype(np.float64), size=size).astype(alpha.dtype)
+
+
+@reference("RandomPoissonV2")
+def _random_poisson(ctx, op, shape, rate):
+    rate = np.asarray(rate, dtype=np.float64)
+    size = _shape(shape) + rate.shape
+    return op_rng(ctx, op).poisson(rate, size=size).astype(_dtype(op, "dtype"))
+
+
+@reference("BroadcastArgs")
+def _broadcast_args(ctx, op, s0, s1):
+    s0, s1 = np.asarray(s0), np.asarray(s1)
+    try:
+        out = np.broadcast_shapes(tuple(s0.tolist()), tuple(s1.tolist()))
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            f"Incompatible shapes: [{','.join(map(str, s0))}] vs. [{','.join(map(str, s1))}]",
+        ) from None
+    return np.asarray(out, dtype=s0.dtype)
