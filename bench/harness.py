@@ -48,10 +48,11 @@ def run_graph_program(tf, build, warmup, steps, init=True):
     return first, rate
 
 
-def report(title, rows):
-    """Prints ``rows`` of (name, first-step s or None, steps/s) and ratios to tfcompat."""
+def report(title, rows, ours="tfcompat"):
+    """Prints ``rows`` of (name, first-step s or None, steps/s) and the ratio of the row
+    named ``ours`` to each."""
     print(f"\n== {title}")
-    ours = dict((name, rate) for name, _, rate in rows).get("tfcompat")
+    ours = dict((name, rate) for name, _, rate in rows).get(ours)
     print(f"  {'':22s} {'first step':>11s} {'steps/s':>11s} {'tfcompat /':>11s}")
     for name, first, rate in rows:
         first_text = f"{first * 1e3:9.0f}ms" if first is not None else f"{'-':>11s}"

@@ -5,7 +5,7 @@ hand-written JAX twin, in one process. Prints steps/s, first-step latency and ra
 (tfcompat / other: above 1 means tfcompat is faster), plus the per-``Session.run`` overhead
 on a tiny cached graph.
 
-    python bench/inference_mlp.py [--steps N] [--quick]
+    python -m bench.inference_mlp [--steps N] [--quick]
 """
 
 from __future__ import annotations

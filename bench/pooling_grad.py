@@ -1,0 +1,64 @@
+"""Micro-benchmark of the MaxPoolGrad lowerings on CPU (see ``lowering/conv.py``).
+
+Times one jitted max-pool gradient, three ways, on a LeNet-like activation:
+``select_and_scatter`` (what ``jax.vjp`` of a max ``reduce_window`` gives), the per-offset
+scheme used for overlapping windows, and the reshape scheme used when windows tile the input.
+
+    python bench/pooling_grad.py [--repeats N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from lowering import conv
+
+CASES = {
+    "2x2/2 VALID": ([1, 2, 2, 1], [1, 2, 2, 1], b"VALID"),
+    "3x3/2 SAME": ([1, 3, 3, 1], [1, 2, 2, 1], b"SAME"),
+}
+
+
+def _timed(fn, args, repeats):
+    jax.block_until_ready(fn(*args))
+    start = time.perf_counter()
+    for _ in range(repeats):
+        jax.block_until_ready(fn(*args))
+    return (time.perf_counter() - start) / repeats * 1e3
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=200)
+    parser.add_argument("--shape", type=int, nargs=4, default=[64, 28, 28, 32])
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    x = jnp.asarray(rng.normal(size=args.shape).astype(np.float32))
+    for name, (ksize, strides, padding) in CASES.items():
+        pads = conv.window_pads(x.shape, ksize, strides, [1] * 4, padding)
+        y = conv.max_pool(x, ksize, strides, pads)
+        g = jnp.asarray(rng.normal(size=y.shape).astype(np.float32))
+
+        def scatter(x, g):
+            _, vjp = jax.vjp(lambda v: conv.max_pool(v, ksize, strides, pads), x)
+            return vjp(g)[0]
+
+        variants = {
+            "select_and_scatter": scatter,
+            "offsets": lambda x, g: conv._first_max_general(x, g, ksize, strides, pads),
+        }
+        if conv._tiles(ksize, strides, pads):
+            variants["reshape"] = lambda x, g: conv._first_max_tiled(x, g, ksize)
+        times = {k: _timed(jax.jit(f), (x, g), args.repeats) for k, f in variants.items()}
+        base = times["select_and_scatter"]
+        line = ", ".join(f"{k} {t:.3f} ms ({base / t:.1f}x)" for k, t in times.items())
+        print(f"{name} {list(x.shape)}: {line}")
+
+
+if __name__ == "__main__":
+    main()
