@@ -1,4 +1,5 @@
-"""JAX lowerings of gather/scatter, one-hot and band/diagonal ops.
+"""JAX lowerings of gather/scatter, one-hot, band/diagonal ops, and the partition/stitch ops
+of sharded embedding lookups (static upper bounds, see ``tfcompat.ops.embedding_ops``).
 
 Out-of-range indices cannot raise inside an XLA computation; these rules follow TF's GPU
 kernels instead: gathers read zeros for them and ScatterNd drops their updates (the
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from lowering.array import static_int, static_ints, static_value
 from lowering.registry import lowering
@@ -151,3 +153,66 @@ def _matrix_diag_v3(ctx, op, d, k, num_rows, num_cols, padding):
 def _matrix_diag_part_v3(ctx, op, x, k, padding):
     k = single_diagonal(static_value(op, 1, k))
     return jnp.diagonal(x, offset=k, axis1=-2, axis2=-1)
+
+
+# -- DynamicPartition / ParallelDynamicStitch: static upper bounds ----------------------------
+def partition_padding(dtype):
+    """What fills a DynamicPartition output past its entries: -1 for integers (an index
+    ParallelDynamicStitch drops and a gather reads as zeros), 0 otherwise."""
+    return -1 if jnp.issubdtype(dtype, jnp.integer) else 0
+
+
+@lowering("DynamicPartition")
+def _dynamic_partition(ctx, op, data, partitions):
+    """Each partition padded to the input's length: its entries in order, then padding.
+    Entries with a partition outside ``[0, num_partitions)`` are dropped."""
+    data, partitions = jnp.asarray(data), jnp.asarray(partitions)
+    n = partitions.size
+    rows = data.reshape((n,) + data.shape[partitions.ndim :])
+    flat = partitions.reshape(-1)
+    outputs = []
+    for p in range(op.attrs["num_partitions"]):
+        member = flat == p
+        slot = jnp.where(member, jnp.cumsum(member) - 1, n)  # n: out of range, dropped
+        filled = jnp.full(rows.shape, partition_padding(rows.dtype), rows.dtype)
+        outputs.append(filled.at[slot].set(rows, mode="drop"))
+    return tuple(outputs)
+
+
+def _stitch_source(tensor):
+    """The op an index tensor comes from, looking through Identity."""
+    op = tensor.op
+    while op.type == "Identity":
+        op = op.inputs[0].op
+    return op
+
+
+def stitch_rows(op, indices) -> int:
+    """Output rows of a stitch whose indices are only known at run time: the number of
+    index entries, counting a DynamicPartition's padded outputs once per partitioned input
+    (exact when the indices cover 0..rows-1, as when reassembling a partition)."""
+    rows, seen = 0, set()
+    for tensor, value in zip(op.inputs, indices):
+        source = _stitch_source(tensor)
+        padded = source.type == "DynamicPartition" and not isinstance(value, np.ndarray)
+        if padded:  # each padded output is as long as the partitioned input
+            if source not in seen:
+                seen.add(source)
+                rows += int(np.shape(value)[0])
+        else:
+            rows += int(np.size(value))
+    return rows
+
+
+@lowering("ParallelDynamicStitch")
+def _parallel_dynamic_stitch(ctx, op, *inputs):
+    n = op.attrs["N"]
+    indices, data = inputs[:n], [jnp.asarray(d) for d in inputs[n:]]
+    static_rows = op.outputs[0].shape.as_list()[0] if op.outputs[0].shape.rank else None
+    rows = static_rows if static_rows is not None else stitch_rows(op, indices)
+    row_shape = data[0].shape[np.ndim(indices[0]) :]
+    flat_index = jnp.concatenate([jnp.reshape(i, -1) for i in indices])
+    flat_index = jnp.where(flat_index < 0, rows, flat_index)  # padding: dropped
+    flat_data = jnp.concatenate([jnp.reshape(d, (-1,) + row_shape) for d in data])
+    merged = jnp.zeros((rows,) + row_shape, data[0].dtype)
+    return merged.at[flat_index].set(flat_data, mode="drop")

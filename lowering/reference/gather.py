@@ -177,3 +177,31 @@ def _matrix_diag_v3(ctx, op, d, k, num_rows, num_cols, padding):
 @reference("MatrixDiagPartV3")
 def _matrix_diag_part_v3(ctx, op, x, k, padding):
     return np.diagonal(np.asarray(x), offset=single_diagonal(k), axis1=-2, axis2=-1).copy()
+
+
+@reference("DynamicPartition")
+def _dynamic_partition(ctx, op, data, partitions):
+    data, partitions = np.asarray(data), np.asarray(partitions)
+    num = op.attrs["num_partitions"]
+    bad = np.argwhere((partitions < 0) | (partitions >= num))
+    if bad.size:
+        where = ",".join(str(int(v)) for v in bad[0])
+        _fail(op, f"partitions[{where}] = {partitions[tuple(bad[0])]} is not in [0, {num})")
+    rows = data.reshape((partitions.size,) + data.shape[partitions.ndim :])
+    flat = partitions.reshape(-1)
+    return tuple(rows[flat == p] for p in range(num))
+
+
+@reference("ParallelDynamicStitch")
+def _parallel_dynamic_stitch(ctx, op, *inputs):
+    n = op.attrs["N"]
+    indices = [np.asarray(i) for i in inputs[:n]]
+    data = [np.asarray(d) for d in inputs[n:]]
+    row_shape = data[0].shape[indices[0].ndim :]
+    rows = max([int(i.max()) + 1 for i in indices if i.size] or [0])
+    merged = np.zeros((rows,) + row_shape, dtype=data[0].dtype)
+    for index, values in zip(indices, data):
+        if (index < 0).any():
+            _fail(op, f"indices[{int(np.argmax(index < 0))}] is out of range")
+        merged[index.reshape(-1)] = values.reshape((-1,) + row_shape)
+    return merged

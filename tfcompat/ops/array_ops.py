@@ -714,6 +714,7 @@ CONSTANT_VALUE_FNS.update(
 # ---------------------------------------------------------------------------------------------
 # Re-exports: TF's array_ops also holds the slicing and gathering wrappers
 # ---------------------------------------------------------------------------------------------
+from tfcompat.ops import embedding_ops  # noqa: E402, F401 - registers tf.nn.embedding_lookup
 from tfcompat.ops.gather_ops import (  # noqa: E402, F401
     boolean_mask,
     diag,
