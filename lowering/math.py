@@ -365,3 +365,78 @@ def _lin_space(ctx, op, start, stop, num):
     step = (stop - start) / (n - 1)
     out = start + jnp.arange(n, dtype=start.dtype) * step
     return out.at[-1].set(stop)
+
+
+# ---------------------------------------------------------------------------------------------
+# Ops built by gradients: fused unary gradients, Conj, Polygamma, and index ops whose
+# output sizes come from values (computed with numpy; the values must be static).
+# ---------------------------------------------------------------------------------------------
+def _polygamma(n, x):
+    """psi^(n)(x) = (-1)^(n+1) n! zeta(n+1, x) for n >= 1 (jax's polygamma wants integer
+    orders; TF's are floats): digamma at n = 0, NaN for a non-integer order."""
+    n, x = jnp.broadcast_arrays(n, x)
+    special = jax.scipy.special
+    safe_n = jnp.where(n >= 1, n, 1)
+    sign = jnp.where(jnp.mod(safe_n, 2) == 0, -1.0, 1.0).astype(x.dtype)
+    higher = sign * jnp.exp(special.gammaln(safe_n + 1)) * special.zeta(safe_n + 1, x)
+    out = jnp.where(n == 0, lax.digamma(x), higher)
+    return jnp.where(jnp.floor(n) == n, out, jnp.nan).astype(x.dtype)
+
+
+elementwise(
+    LOWERINGS,
+    {
+        "TanhGrad": lambda y, dy: dy * (1 - y * jnp.conj(y)),
+        "SigmoidGrad": lambda y, dy: dy * (jnp.conj(y) * (1 - jnp.conj(y))),
+        "SqrtGrad": lambda y, dy: dy * 0.5 / jnp.conj(y),
+        "RsqrtGrad": lambda y, dy: dy * (-0.5 * jnp.conj(y) ** 3),
+        "ReciprocalGrad": lambda y, dy: -dy * jnp.conj(y) ** 2,
+        "Conj": jnp.conj,
+        "Polygamma": _polygamma,
+        "InvertPermutation": lambda p: (
+            jnp.zeros_like(p).at[p].set(jnp.arange(p.shape[0], dtype=p.dtype))
+        ),
+    },
+)
+
+
+def _static_inputs(op, values, what):
+    return [static_input(op, i, v, what) for i, v in enumerate(values)]
+
+
+@lowering("BroadcastGradientArgs")
+def _broadcast_gradient_args(ctx, op, s0, s1):
+    s0, s1 = _static_inputs(op, (s0, s1), "shape")
+    dtype = op.attrs["T"].as_numpy_dtype
+    if list(s0) == list(s1):
+        return np.zeros(0, dtype), np.zeros(0, dtype)
+    rank = max(len(s0), len(s1))
+    padded = [[1] * (rank - len(s)) + [int(d) for d in s] for s in (s0, s1)]
+    for a, b in zip(*padded):
+        if a != b and 1 not in (a, b):
+            raise errors.InvalidArgumentError(
+                None, op, f"Incompatible shapes: {list(s0)} vs. {list(s1)}"
+            )
+    return tuple(
+        np.array([i for i, d in enumerate(dims) if d == 1], dtype=dtype) for dims in padded
+    )
+
+
+@lowering("ListDiff")
+def _list_diff(ctx, op, x, y):
+    x, y = _static_inputs(op, (x, y), "value")
+    keep = ~np.isin(x, y)
+    return x[keep], np.flatnonzero(keep).astype(op.attrs["out_idx"].as_numpy_dtype)
+
+
+@lowering("DynamicStitch")
+def _dynamic_stitch(ctx, op, *inputs):
+    n = op.attrs["N"]
+    indices = [static_input(op, i, v, "indices") for i, v in enumerate(inputs[:n])]
+    data = inputs[n:]
+    size = 1 + max((int(i.max()) for i in indices if i.size), default=-1)
+    row_shape = jnp.shape(data[0])[np.ndim(indices[0]) :]
+    merged = jnp.zeros((size, *row_shape), dtype=jnp.asarray(data[0]).dtype)
+    for index, values in zip(indices, data):  # later pieces win, as in TF
+        merged = merged.at[index.reshape(-1)].set(jnp.reshape(values, (-1, *row_shape)))
+    return merged

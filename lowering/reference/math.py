@@ -399,3 +399,73 @@ def _lin_space(ctx, op, start, stop, num):
         raise ValueError(f"Requires num > 0: {num}")
     dtype = np.asarray(start).dtype
     return np.linspace(np.float64(start), np.float64(stop), num).astype(dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# Ops built by gradients
+# ---------------------------------------------------------------------------------------------
+def _polygamma(a, x):
+    # TF gives NaN for a non-integer order; scipy wants integer orders.
+    whole = np.floor(a) == a
+    out = scipy.special.polygamma(np.where(whole, a, 0).astype(np.int64), x)
+    return np.where(whole, out, np.nan).astype(x.dtype)
+
+
+elementwise(
+    REFERENCE,
+    {
+        op_type: _quiet(f)
+        for op_type, f in {
+            "TanhGrad": lambda y, dy: dy * (1 - np.square(np.conj(y))),
+            "SigmoidGrad": lambda y, dy: dy * np.conj(y) * (1 - np.conj(y)),
+            "SqrtGrad": lambda y, dy: (0.5 * dy) / np.conj(y),
+            "RsqrtGrad": lambda y, dy: -0.5 * dy * np.power(np.conj(y), 3),
+            "ReciprocalGrad": lambda y, dy: -dy * np.square(np.conj(y)),
+            "Conj": np.conj,
+            "Polygamma": _polygamma,
+        }.items()
+    },
+)
+
+
+@reference("InvertPermutation")
+def _invert_permutation(ctx, op, p):
+    p = np.asarray(p)
+    if sorted(p.tolist()) != list(range(p.size)):
+        raise ValueError(f"{p.tolist()} is not a permutation")
+    return np.argsort(p).astype(p.dtype)
+
+
+@reference("BroadcastGradientArgs")
+def _broadcast_gradient_args(ctx, op, s0, s1):
+    s0, s1 = (np.asarray(s).astype(np.int64) for s in (s0, s1))
+    dtype = op.attrs["T"].as_numpy_dtype
+    if s0.shape == s1.shape and np.array_equal(s0, s1):
+        return np.zeros(0, dtype), np.zeros(0, dtype)
+    out_rank = len(np.broadcast_shapes(tuple(s0), tuple(s1)))
+    results = []
+    for s in (s0, s1):
+        full = np.concatenate([np.ones(out_rank - s.size, np.int64), s])
+        results.append(np.nonzero(full == 1)[0].astype(dtype))
+    return tuple(results)
+
+
+@reference("ListDiff")
+def _list_diff(ctx, op, x, y):
+    x = np.asarray(x)
+    idx = [i for i, v in enumerate(x.tolist()) if v not in set(np.asarray(y).tolist())]
+    return x[idx], np.asarray(idx, dtype=op.attrs["out_idx"].as_numpy_dtype)
+
+
+@reference("DynamicStitch")
+def _dynamic_stitch(ctx, op, *inputs):
+    n = op.attrs["N"]
+    indices = [np.asarray(i) for i in inputs[:n]]
+    data = [np.asarray(d) for d in inputs[n:]]
+    row_shape = data[0].shape[indices[0].ndim :]
+    size = max([int(i.max()) + 1 for i in indices if i.size] or [0])
+    merged = np.zeros((size, *row_shape), dtype=data[0].dtype)
+    for index, values in zip(indices, data):
+        for position, row in zip(index.reshape(-1), values.reshape(-1, *row_shape)):
+            merged[position] = row
+    return merged

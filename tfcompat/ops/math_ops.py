@@ -1,6 +1,8 @@
-"""Math ops (TF's ``math_ops``): elementwise arithmetic and comparisons, casts, selection,
-matrix products; and the Python operators of ``Tensor``, installed here as TensorFlow
-installs them. Reductions, scans and ranges live in ``reduction_ops``.
+"""Math ops (TF's ``math_ops``): elementwise binary arithmetic and comparisons, casts,
+selection, their gradients and ``BroadcastGradientArgs``; and the Python operators of
+``Tensor``, installed here as TensorFlow installs them. Unary ops live in ``unary_math_ops``,
+matrix products in ``matmul_ops``, reductions, scans and ranges in ``reduction_ops``; the
+wrappers of the first two are re-exported here.
 
 OpDefs are TensorFlow's (``core/ops/math_ops.cc``): same argument names, attrs and allowed
 types, so GraphDefs move between the two. Wrappers build the nodes TF 2.21's
@@ -12,9 +14,53 @@ from __future__ import annotations
 import numpy as np
 
 from tfcompat.framework import common_shapes, dtypes, scopes, tensor_shape
+from tfcompat.framework.gradient_registry import RegisterGradient, no_gradient
 from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import apply_op, convert_to_tensor, is_tensor_like
 from tfcompat.framework.tensor import Tensor
+
+# Unary ops and matrix products live in their own modules; tf.math.* re-exports them here.
+from tfcompat.ops.matmul_ops import matmul  # noqa: E402, F401
+from tfcompat.ops.unary_math_ops import (  # noqa: E402, F401, A004
+    _unary,
+    abs,
+    acos,
+    acosh,
+    asin,
+    asinh,
+    atan,
+    atanh,
+    ceil,
+    conj,
+    cos,
+    cosh,
+    digamma,
+    erf,
+    erfc,
+    exp,
+    expm1,
+    floor,
+    is_finite,
+    is_inf,
+    is_nan,
+    lgamma,
+    log,
+    log1p,
+    negative,
+    polygamma,
+    reciprocal,
+    rint,
+    round,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    sinh,
+    sqrt,
+    square,
+    tan,
+    tanh,
+)
 from tfcompat.util.tf_export import tf_export
 
 # ---------------------------------------------------------------------------------------------
@@ -143,82 +189,17 @@ for _op_type in ("LogicalAnd", "LogicalOr"):
         is_commutative=True,
     )
 register_op("LogicalNot", inputs=["x: bool"], outputs=["y: bool"], shape_fn=common_shapes.unchanged)
-
-# ---------------------------------------------------------------------------------------------
-# OpDefs: elementwise unary ops
-# ---------------------------------------------------------------------------------------------
-_FLOAT_OR_COMPLEX = "bfloat16, half, float, double, complex64, complex128"
-_SIGNED = "bfloat16, half, float, double, int8, int16, int32, int64"
-UNARY_OP_TYPES = {
-    "Neg": _SIGNED + ", complex64, complex128",
-    "Abs": _SIGNED,
-    "Sign": _SIGNED + ", complex64, complex128",
-    "Square": "bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, uint32, "
-    "uint64, complex64, complex128",
-    "Reciprocal": _SIGNED + ", complex64, complex128",
-    "Round": _SIGNED + ", complex64, complex128",
-    **{
-        op_type: _FLOAT_OR_COMPLEX
-        for op_type in (
-            "Exp",
-            "Expm1",
-            "Log",
-            "Log1p",
-            "Sqrt",
-            "Rsqrt",
-            "Sin",
-            "Cos",
-            "Tan",
-            "Asin",
-            "Acos",
-            "Atan",
-            "Sinh",
-            "Cosh",
-            "Tanh",
-            "Asinh",
-            "Acosh",
-            "Atanh",
-            "Sigmoid",
-        )
-    },
-    **{
-        op_type: _REAL_FLOAT
-        for op_type in ("Erf", "Erfc", "Lgamma", "Digamma", "Floor", "Ceil", "Rint")
-    },
-}
-for _op_type, _types in UNARY_OP_TYPES.items():
-    register_op(
-        _op_type,
-        inputs=["x: T"],
-        outputs=["y: T"],
-        attrs=[f"T: {{{_types}}}"],
-        shape_fn=common_shapes.unchanged,
-    )
-
-for _op_type in ("IsFinite", "IsNan", "IsInf"):
-    register_op(
-        _op_type,
-        inputs=["x: T"],
-        outputs=["y: bool"],
-        attrs=[f"T: {{{_REAL_FLOAT}}}"],
-        shape_fn=common_shapes.unchanged,
-    )
-
-register_op(
-    "Cast",
-    inputs=["x: SrcT"],
-    outputs=["y: DstT"],
-    attrs=["SrcT: type", "DstT: type", "Truncate: bool = false"],
-    shape_fn=common_shapes.unchanged,
-)
-
-register_op(
-    "ClipByValue",
-    inputs=["t: T", "clip_value_min: T", "clip_value_max: T"],
-    outputs=["output: T"],
-    attrs=["T: numbertype"],
-    shape_fn=common_shapes.unchanged,
-)
+# Comparisons and logical ops have no gradient (TF marks them not differentiable).
+for _op_type in (
+    *COMPARISON_OP_TYPES,
+    "Equal",
+    "NotEqual",
+    "ApproximateEqual",
+    "LogicalAnd",
+    "LogicalOr",
+    "LogicalNot",
+):
+    no_gradient(_op_type)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -287,15 +268,6 @@ register_op(
 # ---------------------------------------------------------------------------------------------
 # Generated wrappers: one op, TF's Python name(s), no extra nodes
 # ---------------------------------------------------------------------------------------------
-def _unary(op_type, *names):
-    def wrapper(x, name=None):
-        return apply_op(op_type, name=name, x=x).outputs[0]
-
-    wrapper.__name__ = names[0].split(".")[-1]
-    wrapper.__doc__ = f"Elementwise ``{op_type}`` of ``x``."
-    return tf_export(*names)(wrapper)
-
-
 def _binary(op_type, *names):
     def wrapper(x, y, name=None):
         return apply_op(op_type, name=name, x=x, y=y).outputs[0]
@@ -305,38 +277,6 @@ def _binary(op_type, *names):
     return tf_export(*names)(wrapper)
 
 
-negative = _unary("Neg", "negative", "math.negative")
-square = _unary("Square", "square", "math.square")
-reciprocal = _unary("Reciprocal", "reciprocal", "math.reciprocal")
-exp = _unary("Exp", "exp", "math.exp")
-expm1 = _unary("Expm1", "expm1", "math.expm1")
-log = _unary("Log", "log", "math.log")
-log1p = _unary("Log1p", "log1p", "math.log1p")
-sqrt = _unary("Sqrt", "sqrt", "math.sqrt")
-rsqrt = _unary("Rsqrt", "rsqrt", "math.rsqrt")
-sin = _unary("Sin", "sin", "math.sin")
-cos = _unary("Cos", "cos", "math.cos")
-tan = _unary("Tan", "tan", "math.tan")
-asin = _unary("Asin", "asin", "math.asin")
-acos = _unary("Acos", "acos", "math.acos")
-atan = _unary("Atan", "atan", "math.atan")
-sinh = _unary("Sinh", "sinh", "math.sinh")
-cosh = _unary("Cosh", "cosh", "math.cosh")
-tanh = _unary("Tanh", "tanh", "math.tanh", "nn.tanh")
-asinh = _unary("Asinh", "asinh", "math.asinh")
-acosh = _unary("Acosh", "acosh", "math.acosh")
-atanh = _unary("Atanh", "atanh", "math.atanh")
-sigmoid = _unary("Sigmoid", "sigmoid", "math.sigmoid", "nn.sigmoid")
-erf = _unary("Erf", "erf", "math.erf")
-erfc = _unary("Erfc", "erfc", "math.erfc")
-lgamma = _unary("Lgamma", "lgamma", "math.lgamma")
-digamma = _unary("Digamma", "digamma", "math.digamma")
-floor = _unary("Floor", "floor", "math.floor")
-ceil = _unary("Ceil", "ceil", "math.ceil")
-rint = _unary("Rint", "rint", "math.rint")
-is_finite = _unary("IsFinite", "is_finite", "math.is_finite")
-is_nan = _unary("IsNan", "is_nan", "math.is_nan")
-is_inf = _unary("IsInf", "is_inf", "math.is_inf")
 logical_not = _unary("LogicalNot", "logical_not", "math.logical_not")
 
 subtract = _binary("Sub", "subtract", "math.subtract")
@@ -385,32 +325,6 @@ def add(x, y, name=None):
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, preferred_dtype=x.dtype.base_dtype, name="y")
         return apply_op("AddV2", name=name, x=x, y=y).outputs[0]
-
-
-@tf_export("abs", "math.abs")
-def abs(x, name=None):  # noqa: A001 - TF's name
-    """Elementwise absolute value."""
-    with _scope(name, "Abs", [x]) as name:
-        x = convert_to_tensor(x, name="x")
-        if x.dtype.is_complex:
-            raise TypeError("tf.abs of complex tensors (ComplexAbs) is not supported")
-        return apply_op("Abs", name=name, x=x).outputs[0]
-
-
-@tf_export("sign", "math.sign")
-def sign(x, name=None):
-    """Elementwise -1, 0 or 1 (nan for nan)."""
-    x = convert_to_tensor(x)
-    return apply_op("Sign", name=name, x=x).outputs[0]
-
-
-@tf_export("round", "math.round")
-def round(x, name=None):  # noqa: A001 - TF's name
-    """Rounds half to even; integer tensors are returned as they are."""
-    x = convert_to_tensor(x, name="x")
-    if x.dtype.is_integer:
-        return x
-    return apply_op("Round", name=name, x=x).outputs[0]
 
 
 @tf_export("pow", "math.pow")
@@ -558,6 +472,269 @@ def scalar_mul(scalar, x, name=None):
 
 
 # ---------------------------------------------------------------------------------------------
+# BroadcastGradientArgs: the axes each operand of a broadcasting op was broadcast along
+# ---------------------------------------------------------------------------------------------
+register_op(
+    "BroadcastGradientArgs",
+    inputs=["s0: T", "s1: T"],
+    outputs=["r0: T", "r1: T"],
+    attrs=["T: {int32, int64} = int32"],
+    shape_fn=lambda op: [tensor_shape.TensorShape([None])] * 2,
+)
+no_gradient("BroadcastGradientArgs")
+
+
+def broadcast_gradient_args(s0, s1, name=None):
+    """``(r0, r1)``: the axes to sum a broadcast result's gradient over for each operand."""
+    op = apply_op("BroadcastGradientArgs", name=name, s0=s0, s1=s1)
+    return op.outputs[0], op.outputs[1]
+
+
+def _inferred_reduction_axes(x_shape, y_shape):
+    """Static broadcast axes of x and y, or (None, None) where a dimension that decides
+    whether an operand was broadcast is unknown (then BroadcastGradientArgs decides)."""
+    if x_shape.rank is None or y_shape.rank is None:
+        return None, None
+    rank = max(x_shape.rank, y_shape.rank)
+    xs = [1] * (rank - x_shape.rank) + x_shape.as_list()
+    ys = [1] * (rank - y_shape.rank) + y_shape.as_list()
+    x_axes, y_axes = [], []
+    for axis, (x_dim, y_dim) in enumerate(zip(xs, ys)):
+        if x_dim == 1 and y_dim != 1:
+            x_axes.append(axis)
+        elif y_dim == 1 and x_dim != 1:
+            y_axes.append(axis)
+        elif x_dim is None or y_dim is None:
+            return None, None
+    return x_axes, y_axes
+
+
+def smart_broadcast_gradient_args(x, y):
+    """Per operand ``(shape, reduction axes, whether to reduce)``, with static axes where
+    the shapes decide them (TF's SmartBroadcastGradientArgs builds the same ops)."""
+    from tfcompat.ops import array_ops
+
+    x_shape, y_shape = array_ops.shape(x), array_ops.shape(y)
+    x_axes, y_axes = _inferred_reduction_axes(x.shape, y.shape)
+    if x_axes is None or y_axes is None:
+        x_axes, y_axes = broadcast_gradient_args(x_shape, y_shape)
+        x_reduce = y_reduce = True
+    else:
+        x_reduce = bool(x_axes) or x.shape.rank < y.shape.rank
+        y_reduce = bool(y_axes) or y.shape.rank < x.shape.rank
+    return (x_shape, x_axes, x_reduce), (y_shape, y_axes, y_reduce)
+
+
+def _reduce_gradient_arg(grad, shape_axes_reduce):
+    from tfcompat.ops import array_ops, reduction_ops
+
+    shape, axes, must_reduce = shape_axes_reduce
+    if grad is not None and must_reduce:
+        grad = reduction_ops.reduce_sum(grad, axes, keepdims=True)
+        grad = array_ops.reshape(grad, shape)
+    return grad
+
+
+def reduce_gradient_args(x, y, gx, gy):
+    """Sums the gradients of a broadcasting binary op's operands back to their shapes."""
+    if gx is not None or gy is not None:
+        bx, by = smart_broadcast_gradient_args(x, y)
+        gx = _reduce_gradient_arg(gx, bx)
+        gy = _reduce_gradient_arg(gy, by)
+    return gx, gy
+
+
+def _same_static_shapes(x, y, grad):
+    """x, y and grad have one fully known shape (no broadcasting happened)."""
+    shape = x.shape
+    return (
+        isinstance(grad, Tensor)
+        and shape.is_fully_defined()
+        and shape.as_list() == y.shape.as_list()
+        and grad.shape.is_fully_defined()
+        and shape.as_list() == grad.shape.as_list()
+    )
+
+
+def _mul(x, y):
+    return apply_op("Mul", x=x, y=y).outputs[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Gradients of elementwise binary ops (TF's formulas, building the ops TF builds)
+# ---------------------------------------------------------------------------------------------
+@RegisterGradient("Add")
+@RegisterGradient("AddV2")
+def _add_grad(op, grad):
+    x, y = op.inputs
+    if _same_static_shapes(x, y, grad):
+        return grad, grad
+    return reduce_gradient_args(x, y, grad, grad)
+
+
+@RegisterGradient("Sub")
+def _sub_grad(op, grad):
+    x, y = op.inputs
+    if _same_static_shapes(x, y, grad):
+        return grad, -grad
+    return reduce_gradient_args(x, y, grad, -grad)
+
+
+@RegisterGradient("Mul")
+def _mul_grad(op, grad):
+    x, y = op.inputs
+    if _same_static_shapes(x, y, grad) and grad.dtype in (dtypes.int32, dtypes.float32):
+        return _mul(grad, y), _mul(grad, x)
+    gx = _mul(grad, conj(y))
+    gy = _mul(conj(x), grad)
+    return reduce_gradient_args(x, y, gx, gy)
+
+
+@RegisterGradient("Div")
+def _div_grad(op, grad):
+    x, y = op.inputs
+    cx, cy = conj(x), conj(y)
+    gx = divide(grad, cy)
+    gy = grad * divide(divide(-cx, cy), cy)
+    return reduce_gradient_args(x, y, gx, gy)
+
+
+@RegisterGradient("RealDiv")
+def _real_div_grad(op, grad):
+    x, y = op.inputs
+    cx, cy = conj(x), conj(y)
+    gx = realdiv(grad, cy)
+    gy = grad * realdiv(realdiv(-cx, cy), cy)
+    return reduce_gradient_args(x, y, gx, gy)
+
+
+@RegisterGradient("DivNoNan")
+def _div_no_nan_grad(op, grad):
+    x, y = conj(op.inputs[0]), conj(op.inputs[1])
+    gx = div_no_nan(grad, y)
+    gy = grad * div_no_nan(div_no_nan(-x, y), y)
+    return reduce_gradient_args(x, y, gx, gy)
+
+
+@RegisterGradient("FloorDiv")
+def _floor_div_grad(op, grad):
+    return None, None  # piecewise constant
+
+
+@RegisterGradient("TruncateDiv")
+def _truncate_div_grad(op, grad):
+    return None, None
+
+
+@RegisterGradient("FloorMod")
+def _floor_mod_grad(op, grad):
+    x, y = conj(op.inputs[0]), conj(op.inputs[1])
+    floor_xy = floor_div(x, y)
+    gy = grad * negative(floor_xy)
+    return reduce_gradient_args(x, y, grad, gy)
+
+
+@RegisterGradient("Pow")
+def _pow_grad(op, grad):
+    from tfcompat.ops import array_ops
+
+    x, y = op.inputs
+    cx, cy = conj(x), conj(y)
+    gx = grad * cy * pow(cx, cy - 1)
+    # log(x) only where it is finite; elsewhere the y-gradient is taken as 0.
+    mask = not_equal(cx, 0) if x.dtype.is_complex else cx > 0
+    safe_x = where(mask, cx, array_ops.ones_like(x))
+    log_x = where(mask, log(safe_x), array_ops.zeros_like(x))
+    gy = grad * conj(op.outputs[0]) * log_x
+    return reduce_gradient_args(x, y, gx, gy)
+
+
+def _maximum_minimum_grad(op, grad, selector):
+    """The gradient goes to x where ``selector(x, y)`` holds (ties to x), else to y."""
+    from tfcompat.ops import array_ops
+
+    x, y = op.inputs
+    zeros = array_ops.zeros_like(grad)
+    x_mask = selector(x, y)
+    gx = where_v2(x_mask, grad, zeros)
+    gy = where_v2(x_mask, zeros, grad)
+    return reduce_gradient_args(x, y, gx, gy)
+
+
+@RegisterGradient("Maximum")
+def _maximum_grad(op, grad):
+    return _maximum_minimum_grad(op, grad, greater_equal)
+
+
+@RegisterGradient("Minimum")
+def _minimum_grad(op, grad):
+    return _maximum_minimum_grad(op, grad, less_equal)
+
+
+@RegisterGradient("SquaredDifference")
+def _squared_difference_grad(op, grad):
+    x, y = op.inputs
+    with op.graph.control_dependencies([grad]):
+        x_grad = scalar_mul(2.0, grad) * (x - y)
+    if _same_static_shapes(x, y, grad):
+        return x_grad, -x_grad
+    return reduce_gradient_args(x, y, x_grad, -x_grad)
+
+
+@RegisterGradient("Atan2")
+def _atan2_grad(op, grad):
+    from tfcompat.ops import unary_math_ops
+
+    y, x = op.inputs
+    with op.graph.control_dependencies([grad]):
+        grad_inv = grad / (unary_math_ops.square(y) + unary_math_ops.square(x))
+        gy = x * grad_inv
+        gx = -y * grad_inv
+        return reduce_gradient_args(y, x, gy, gx)
+
+
+def _masked_partials_grad(op, grad, partials):
+    """Xlogy/Xdivy: ``partials(x, y, not_zero_x) -> (dz/dx, dz/dy)``, summed over the
+    axes BroadcastGradientArgs gives, as TF builds them."""
+    from tfcompat.ops import array_ops, reduction_ops
+
+    x, y = op.inputs
+    sx, sy = array_ops.shape(x), array_ops.shape(y)
+    rx, ry = broadcast_gradient_args(sx, sy)
+    with op.graph.control_dependencies([grad]):
+        not_zero_x = cast(not_equal(x, cast(0.0, dtype=x.dtype)), dtype=x.dtype)
+        partial_x, partial_y = partials(x, y, not_zero_x)
+        gx = reduction_ops.reduce_sum(partial_x * grad, rx)
+        gy = reduction_ops.reduce_sum(partial_y * grad, ry)
+        return array_ops.reshape(gx, sx), array_ops.reshape(gy, sy)
+
+
+def _gen_binary(op_type, x, y):
+    return apply_op(op_type, x=x, y=y).outputs[0]
+
+
+@RegisterGradient("Xlogy")
+def _xlogy_grad(op, grad):
+    return _masked_partials_grad(
+        op,
+        grad,
+        lambda x, y, nz: (_gen_binary("Xlogy", nz, y), _gen_binary("Xdivy", x, y)),
+    )
+
+
+@RegisterGradient("Xdivy")
+def _xdivy_grad(op, grad):
+    return _masked_partials_grad(
+        op,
+        grad,
+        lambda x, y, nz: (
+            _gen_binary("Xdivy", nz, y),
+            _gen_binary("Xdivy", negative(x), y**2),
+        ),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # Casts
 # ---------------------------------------------------------------------------------------------
 @tf_export("cast", "dtypes.cast")
@@ -571,6 +748,27 @@ def cast(x, dtype, name=None):
         if x.dtype.base_dtype != base_type:
             x = apply_op("Cast", name=name, x=x, DstT=base_type).outputs[0]
         return x
+
+
+_DIFFERENTIABLE_CASTS = frozenset(
+    [
+        dtypes.float16,
+        dtypes.float32,
+        dtypes.float64,
+        dtypes.bfloat16,
+        dtypes.complex64,
+        dtypes.complex128,
+    ]
+)
+
+
+@RegisterGradient("Cast")
+def _cast_grad(op, grad):
+    """The gradient cast back to the source type; none through integer or bool types."""
+    src_type = op.inputs[0].dtype.base_dtype
+    if src_type in _DIFFERENTIABLE_CASTS and grad.dtype.base_dtype in _DIFFERENTIABLE_CASTS:
+        return cast(grad, src_type)
+    return None
 
 
 def _cast_to(dtype, default_name, api_name):
@@ -637,6 +835,26 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     return t_max
 
 
+@RegisterGradient("ClipByValue")
+def _clip_by_value_grad(op, grad):
+    """t's gradient where t is inside the bounds; each bound's where t is beyond it."""
+    from tfcompat.ops import array_ops, reduction_ops
+
+    x, y, z = op.inputs
+    sx, sy, sz = array_ops.shape(x), array_ops.shape(y), array_ops.shape(z)
+    zeros = array_ops.zeros(array_ops.shape(grad), grad.dtype)
+    xy_mask = less(x, y)
+    xz_mask = greater(x, z)
+    _, ry = broadcast_gradient_args(sx, sy)
+    _, rz = broadcast_gradient_args(sx, sz)
+    xgrad = where(logical_or(xy_mask, xz_mask), zeros, grad)
+    ygrad = where(xy_mask, grad, zeros)
+    zgrad = where(xz_mask, grad, zeros)
+    gy = array_ops.reshape(reduction_ops.reduce_sum(ygrad, ry), sy)
+    gz = array_ops.reshape(reduction_ops.reduce_sum(zgrad, rz), sz)
+    return xgrad, gy, gz
+
+
 # ---------------------------------------------------------------------------------------------
 # Selection
 # ---------------------------------------------------------------------------------------------
@@ -667,147 +885,27 @@ def where_v2(condition, x=None, y=None, name=None):
     raise ValueError("x and y must both be non-None or both be None.")
 
 
-# ---------------------------------------------------------------------------------------------
-# Matrix products
-# ---------------------------------------------------------------------------------------------
-_MATMUL_TYPES = (
-    "bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, complex64, "
-    "complex128"
-)
+@RegisterGradient("Select")
+def _select_grad(op, grad):
+    from tfcompat.ops import array_ops
+
+    c, x = op.inputs[0], op.inputs[1]
+    zeros = array_ops.zeros_like(x)
+    return None, where(c, grad, zeros), where(c, zeros, grad)
 
 
-def _matmul_shape(op):
-    a, b = op.inputs[0].shape.with_rank(2), op.inputs[1].shape.with_rank(2)
-    ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
-    rows, inner_a = (a[1], a[0]) if ta else (a[0], a[1])
-    inner_b, cols = (b[1], b[0]) if tb else (b[0], b[1])
-    if not inner_a.is_compatible_with(inner_b):
-        raise ValueError(f"Dimensions must be equal, but are {inner_a} and {inner_b}")
-    return [tensor_shape.TensorShape([rows, cols])]
+@RegisterGradient("SelectV2")
+def _select_v2_grad(op, grad):
+    from tfcompat.ops import array_ops
 
-
-register_op(
-    "MatMul",
-    inputs=["a: T", "b: T"],
-    outputs=["product: T"],
-    attrs=[
-        "transpose_a: bool = false",
-        "transpose_b: bool = false",
-        f"T: {{{_MATMUL_TYPES}}}",
-        "grad_a: bool = false",
-        "grad_b: bool = false",
-    ],
-    shape_fn=_matmul_shape,
-)
-
-
-def _batch_matmul_shape(op, broadcast_batch):
-    x, y = op.inputs[0].shape, op.inputs[1].shape
-    if x.rank is not None and x.rank < 2:
-        raise ValueError(f"Shape must be at least rank 2 but is rank {x.rank}")
-    if y.rank is not None and y.rank < 2:
-        raise ValueError(f"Shape must be at least rank 2 but is rank {y.rank}")
-    if x.rank is None or y.rank is None:
-        return [tensor_shape.unknown_shape()]
-    rows = x[-1] if op.attrs["adj_x"] else x[-2]
-    inner_x = x[-2] if op.attrs["adj_x"] else x[-1]
-    inner_y = y[-1] if op.attrs["adj_y"] else y[-2]
-    cols = y[-2] if op.attrs["adj_y"] else y[-1]
-    if not inner_x.is_compatible_with(inner_y):
-        raise ValueError(f"Dimensions must be equal, but are {inner_x} and {inner_y}")
-    if broadcast_batch:
-        batch = common_shapes.broadcast(x[:-2], y[:-2])
-    else:
-        batch = _merge(x[:-2], y[:-2])
-    return [batch.concatenate([rows, cols])]
-
-
-_BATCH_MATMUL_ATTRS = [
-    "adj_x: bool = false",
-    "adj_y: bool = false",
-    "grad_x: bool = false",
-    "grad_y: bool = false",
-]
-register_op(
-    "BatchMatMul",
-    inputs=["x: T", "y: T"],
-    outputs=["output: T"],
-    attrs=["T: {bfloat16, half, float, double, int32, int64, complex64, complex128}"]
-    + _BATCH_MATMUL_ATTRS,
-    shape_fn=lambda op: _batch_matmul_shape(op, broadcast_batch=False),
-)
-register_op(
-    "BatchMatMulV2",
-    inputs=["x: T", "y: T"],
-    outputs=["output: T"],
-    attrs=[
-        "T: {bfloat16, half, float, double, int16, int32, int64, uint8, uint16, uint32, uint64, "
-        "complex64, complex128}"
-    ]
-    + _BATCH_MATMUL_ATTRS,
-    shape_fn=lambda op: _batch_matmul_shape(op, broadcast_batch=True),
-)
-
-
-@tf_export("matmul", "linalg.matmul")
-def matmul(
-    a,
-    b,
-    transpose_a=False,
-    transpose_b=False,
-    adjoint_a=False,
-    adjoint_b=False,
-    a_is_sparse=False,
-    b_is_sparse=False,
-    output_type=None,
-    grad_a=False,
-    grad_b=False,
-    name=None,
-):
-    """Matrix product: ``MatMul`` for matrices, ``BatchMatMulV2`` when either operand may
-    have batch dimensions. ``*_is_sparse`` are accepted hints (dense products either way)."""
-    with _scope(name, "MatMul", [a, b]) as name:
-        if transpose_a and adjoint_a:
-            raise ValueError(
-                "Only one of `transpose_a` and `adjoint_a` can be True. Received "
-                f"`transpose_a`={transpose_a}, `adjoint_a`={adjoint_a}."
-            )
-        if transpose_b and adjoint_b:
-            raise ValueError(
-                "Only one of `transpose_b` and `adjoint_b` can be True. Received "
-                f"`transpose_b`={transpose_b}, `adjoint_b`={adjoint_b}."
-            )
-        a = convert_to_tensor(a, name="a")
-        b = convert_to_tensor(b, preferred_dtype=a.dtype.base_dtype, name="b")
-        if output_type is not None and (output_type != a.dtype or output_type != b.dtype):
-            raise NotImplementedError("matmul(output_type=...) (BatchMatMulV3) is not supported")
-        if a.dtype.is_complex or b.dtype.is_complex:
-            raise NotImplementedError("matmul of complex tensors is not supported")
-        # Real tensors: the conjugate in TF's adjoint is the identity, so adjoint == transpose.
-        transpose_a = transpose_a or adjoint_a
-        transpose_b = transpose_b or adjoint_b
-        ranks = (a.shape.rank, b.shape.rank)
-        if any(r is None or r > 2 for r in ranks) and not (a_is_sparse or b_is_sparse):
-            return apply_op(
-                "BatchMatMulV2",
-                name=name,
-                x=a,
-                y=b,
-                adj_x=transpose_a,
-                adj_y=transpose_b,
-                grad_x=grad_a,
-                grad_y=grad_b,
-            ).outputs[0]
-        return apply_op(
-            "MatMul",
-            name=name,
-            a=a,
-            b=b,
-            transpose_a=transpose_a,
-            transpose_b=transpose_b,
-            grad_a=grad_a,
-            grad_b=grad_b,
-        ).outputs[0]
+    c, x, y = op.inputs
+    z = op.outputs[0]
+    zeros = array_ops.zeros([], dtype=grad.dtype.base_dtype)
+    gx = where_v2(c, grad, zeros)
+    gy = where_v2(c, zeros, grad)
+    gx, _ = reduce_gradient_args(x, z, gx, None)
+    gy, _ = reduce_gradient_args(y, z, gy, None)
+    return None, gx, gy
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import collections
 import re
+import weakref
 
 import numpy as np
 
 from tfcompat.framework import constant_value as constant_value_lib
 from tfcompat.framework import dtypes, tensor_shape
 from tfcompat.framework.constant_op import constant
+from tfcompat.framework.gradient_registry import RegisterGradient, no_gradient
 from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import apply_op, convert_to_tensor
 from tfcompat.framework.tensor import Tensor
@@ -258,6 +260,219 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
 
 
 # ---------------------------------------------------------------------------------------------
+# Index ops the reduction gradients build: DynamicStitch (reduced shapes of dynamic shapes),
+# ListDiff and InvertPermutation (Prod's gradient). Their outputs are index-valued.
+# ---------------------------------------------------------------------------------------------
+def _dynamic_stitch_shape(op):
+    n = op.attrs["N"]
+    data = op.inputs[n:]
+    extra = tensor_shape.unknown_shape()
+    for index, value in zip(op.inputs[:n], data):
+        if index.shape.rank is not None and value.shape.rank is not None:
+            extra = extra.merge_with(value.shape[index.shape.rank :])
+    return [tensor_shape.TensorShape([None]).concatenate(extra)]
+
+
+register_op(
+    "DynamicStitch",
+    inputs=["indices: N * int32", "data: N * T"],
+    outputs=["merged: T"],
+    attrs=["N: int >= 1", "T: type"],
+    shape_fn=_dynamic_stitch_shape,
+)
+register_op(
+    "ListDiff",
+    inputs=["x: T", "y: T"],
+    outputs=["out: T", "idx: out_idx"],
+    attrs=["T: type", "out_idx: {int32, int64} = int32"],
+    shape_fn=lambda op: [tensor_shape.TensorShape([None])] * 2,
+)
+register_op(
+    "InvertPermutation",
+    inputs=["x: T"],
+    outputs=["y: T"],
+    attrs=["T: {int32, int64} = int32"],
+    shape_fn=lambda op: [op.inputs[0].shape.with_rank(1)],
+)
+for _op_type in ("DynamicStitch", "ListDiff", "InvertPermutation"):
+    no_gradient(_op_type)  # only index-valued uses here; TF's DynamicStitch grad is not needed
+
+
+def reduced_shape(input_shape, axes):
+    """The shape a reduction over ``axes`` keeps (reduced axes as 1): numpy when both are
+    known, else the ops TF builds (a DynamicStitch of the shape and ones)."""
+    shape_value = _maybe_constant(input_shape)
+    if shape_value is not None:
+        axes_value = _maybe_constant(axes)
+        if axes_value is not None:
+            out = np.array(shape_value, dtype=np.int32)
+            out[np.array(axes_value, dtype=np.int32)] = 1
+            return out
+    from tfcompat.ops import array_ops
+
+    axes = convert_to_tensor(axes)
+    input_rank = array_ops.size(input_shape, out_type=axes.dtype)
+    axes = (axes + input_rank) % input_rank
+    axes_shape = array_ops.shape(axes)
+    ones = array_ops.ones(axes_shape, dtype=input_shape.dtype)
+    return apply_op(
+        "DynamicStitch", indices=[range(input_rank), axes], data=[input_shape, ones]
+    ).outputs[0]
+
+
+def _maybe_constant(value):
+    if isinstance(value, Tensor):
+        return constant_value_lib.constant_value(value)
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Gradients of the reductions (TF's formulas and ops)
+# ---------------------------------------------------------------------------------------------
+_REDUCED_SHAPE_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _static_reduced_shape_and_tiling(graph, input_shape, axes):
+    """(kept-dims shape, tile multiples) for a static shape, cached per graph as TF caches
+    them; the first time, TF's ops computing them are added to the graph as TF adds them."""
+    cache = _REDUCED_SHAPE_CACHE.setdefault(graph, {})
+    key = (input_shape, axes)
+    if key not in cache:
+        kept = reduced_shape(input_shape, axes)
+        # TF evaluates ``input_shape // maximum(kept, 1)`` as graph ops, then folds them.
+        _ = input_shape // math_ops.maximum(kept, 1)
+        tiling = np.array(input_shape) // np.maximum(kept, 1)
+        cache[key] = (tuple(int(d) for d in kept), tuple(int(d) for d in tiling))
+    return cache[key]
+
+
+def _shape_tuple(tensor):
+    shape = tensor.shape
+    return None if shape.rank is None else tuple(shape.as_list())
+
+
+@RegisterGradient("Sum")
+def _sum_grad(op, grad):
+    """Reshape the gradient to the kept-dims shape, then tile (or broadcast) it back."""
+    from tfcompat.ops import array_ops
+
+    input_shape_tuple = _shape_tuple(op.inputs[0])
+    if input_shape_tuple is not None:
+        axes = constant_value_lib.constant_value(op.inputs[1])
+        if axes is not None:
+            rank = len(input_shape_tuple)
+            if np.array_equal(axes, np.arange(rank)):  # every axis reduced
+                grad = array_ops.reshape(grad, [1] * rank)
+                if None not in input_shape_tuple:
+                    input_shape = constant(input_shape_tuple, dtype=dtypes.int32)
+                else:
+                    input_shape = array_ops.shape(op.inputs[0])
+                return [array_ops.tile(grad, input_shape), None]
+            if None not in input_shape_tuple:
+                axes = tuple(np.asarray(axes).reshape(-1).tolist())
+                kept, tiling = _static_reduced_shape_and_tiling(op.graph, input_shape_tuple, axes)
+                grad = array_ops.reshape(grad, kept)
+                return [array_ops.tile(grad, tiling), None]
+    input_shape = array_ops.shape(op.inputs[0])
+    if not op.attrs["keep_dims"]:
+        with op.graph.colocate_with(input_shape.op):
+            kept = reduced_shape(input_shape, op.inputs[1])
+        grad = array_ops.reshape(grad, kept)
+    return [array_ops.broadcast_to(grad, input_shape), None]
+
+
+@RegisterGradient("Mean")
+def _mean_grad(op, grad):
+    """Sum's gradient divided by the number of elements averaged."""
+    from tfcompat.ops import array_ops
+
+    sum_grad = _sum_grad(op, grad)[0]
+    input_shape = _shape_tuple(op.inputs[0])
+    output_shape = _shape_tuple(op.outputs[0])
+    if (
+        input_shape is not None
+        and output_shape is not None
+        and None not in input_shape
+        and None not in output_shape
+    ):
+        factor = int(np.prod(input_shape)) // max(int(np.prod(output_shape)), 1)
+        factor = constant(factor, dtype=sum_grad.dtype)
+    else:
+        input_shape = array_ops.shape(op.inputs[0])
+        input_rank = array_ops.size(input_shape)
+        axes = math_ops.cast(op.inputs[1], input_rank.dtype)
+        axes = (axes + input_rank) % input_rank
+        factor = reduce_prod(array_ops.gather(input_shape, axes))
+    return math_ops.truediv(sum_grad, math_ops.cast(factor, sum_grad.dtype)), None
+
+
+def _min_or_max_grad(op, grad):
+    """The gradient goes to the elements equal to the extremum, split evenly among ties."""
+    from tfcompat.ops import array_ops
+
+    input_shape = array_ops.shape(op.inputs[0])
+    y = op.outputs[0]
+    if not op.attrs["keep_dims"]:
+        kept = reduced_shape(input_shape, op.inputs[1])
+        y = array_ops.reshape(y, kept)
+        grad = array_ops.reshape(grad, kept)
+    else:
+        kept = array_ops.shape(y)
+    indicators = math_ops.cast(math_ops.equal(y, op.inputs[0]), grad.dtype)
+    num_selected = array_ops.reshape(reduce_sum(indicators, op.inputs[1]), kept)
+    return [math_ops.divide(indicators, num_selected) * grad, None]
+
+
+RegisterGradient("Max")(_min_or_max_grad)
+RegisterGradient("Min")(_min_or_max_grad)
+
+
+@RegisterGradient("Prod")
+def _prod_grad(op, grad):
+    """Products of everything before and after each element (two exclusive cumprods over
+    the reduced axes, moved to the front), so zeros in the input need no division."""
+    from tfcompat.ops import array_ops
+
+    x = op.inputs[0]
+    input_shape = array_ops.shape(x)
+    reduction_indices = array_ops.reshape(op.inputs[1], [-1])
+    if not op.attrs["keep_dims"]:
+        grad = array_ops.reshape(grad, reduced_shape(input_shape, op.inputs[1]))
+    grad = array_ops.broadcast_to(grad, input_shape)
+    rank = array_ops.rank(x)
+    reduction_indices = math_ops.cast(reduction_indices, rank.dtype)
+    reduced = (reduction_indices + rank) % rank
+    other, _ = list_diff(range(0, rank), reduced, reduced.dtype)
+    perm = array_ops.concat([reduced, other], 0)
+    reduced_num = reduce_prod(array_ops.gather(input_shape, reduced))
+    other_num = reduce_prod(array_ops.gather(input_shape, other))
+    permuted = array_ops.transpose(x, perm)
+    permuted_shape = array_ops.shape(permuted)
+    reshaped = array_ops.reshape(permuted, (reduced_num, other_num))
+    left = cumprod(reshaped, axis=0, exclusive=True)
+    right = cumprod(reshaped, axis=0, exclusive=True, reverse=True)
+    y = array_ops.reshape(math_ops.conj(left) * math_ops.conj(right), permuted_shape)
+    out = grad * array_ops.transpose(y, invert_permutation(perm))
+    return array_ops.reshape(out, input_shape), None
+
+
+def list_diff(x, y, out_idx=dtypes.int32, name=None):
+    """Values of ``x`` not in ``y``, in order, and their indices in ``x``."""
+    op = apply_op("ListDiff", name=name, x=x, y=y, out_idx=out_idx)
+    return op.outputs[0], op.outputs[1]
+
+
+def invert_permutation(x, name=None):
+    """The inverse permutation of ``x``."""
+    return apply_op("InvertPermutation", name=name, x=x).outputs[0]
+
+
+# Bool reductions never carry a gradient.
+for _op_type in ("All", "Any"):
+    no_gradient(_op_type)
+
+
+# ---------------------------------------------------------------------------------------------
 # Arg-reductions and scans
 # ---------------------------------------------------------------------------------------------
 def _arg_shape(op):
@@ -335,6 +550,12 @@ argmax = _arg_wrapper("ArgMax", "argmax")
 argmin = _arg_wrapper("ArgMin", "argmin")
 
 
+@RegisterGradient("ArgMax")
+@RegisterGradient("ArgMin")
+def _arg_grad(op, grad):
+    return [None, None]  # index-valued: registered (as TF does) with no gradient
+
+
 def _axis_scalar_shape(op):
     axis_shape = op.inputs[1].shape
     if axis_shape.rank not in (None, 0):
@@ -375,6 +596,23 @@ def _scan_wrapper(op_type, scope_name, *names):
 
 cumsum = _scan_wrapper("Cumsum", "Cumsum", "cumsum", "math.cumsum")
 cumprod = _scan_wrapper("Cumprod", "Cumprod", "cumprod", "math.cumprod")
+
+
+@RegisterGradient("Cumsum")
+def _cumsum_grad(op, grad):
+    """A cumulative sum of the gradient in the opposite direction."""
+    exclusive, reverse = op.attrs["exclusive"], op.attrs["reverse"]
+    return [cumsum(grad, op.inputs[1], exclusive=exclusive, reverse=not reverse), None]
+
+
+@RegisterGradient("Cumprod")
+def _cumprod_grad(op, grad):
+    """``reverse cumsum(cumprod(x) * grad) / x`` (0 where x is 0, via DivNoNan)."""
+    x, axis = op.inputs
+    exclusive, reverse = op.attrs["exclusive"], op.attrs["reverse"]
+    prod = cumprod(x, axis, exclusive=exclusive, reverse=reverse)
+    out = cumsum(prod * grad, axis, exclusive=exclusive, reverse=not reverse)
+    return [math_ops.div_no_nan(out, x), None]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -422,6 +660,11 @@ def add_n(inputs, name=None):
             return apply_op("Identity", name=name, input=inputs[0]).outputs[0]
         return inputs[0]
     return apply_op("AddN", name=name, inputs=inputs).outputs[0]
+
+
+@RegisterGradient("AddN")
+def _add_n_grad(op, grad):
+    return [grad] * len(op.inputs)  # no broadcasting: every input gets the gradient
 
 
 def _parse_einsum(equation, num_inputs):
@@ -614,6 +857,7 @@ def _range_constant_value(op, index):
 
 
 constant_value_lib.CONSTANT_VALUE_FNS["Range"] = _range_constant_value
+no_gradient("Range")
 
 # tf.range infers the widest of its arguments' types in this order.
 _RANGE_DTYPE_HIERARCHY = [
@@ -682,3 +926,6 @@ def lin_space(start, stop, num, name=None, axis=0):
         if start.shape.rank != 0 or stop.shape.rank != 0:
             raise NotImplementedError("linspace of non-scalar start/stop is not supported")
         return apply_op("LinSpace", name=name, start=start, stop=stop, num=num).outputs[0]
+
+
+no_gradient("LinSpace")
