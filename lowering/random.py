@@ -135,3 +135,11 @@ def _broadcast_args(ctx, op, s0, s1):
     x = jnp.concatenate([jnp.ones(rank - jnp.shape(s0)[0], s0.dtype), s0])
     y = jnp.concatenate([jnp.ones(rank - jnp.shape(s1)[0], s1.dtype), s1])
     return jnp.where(x == 1, y, x)
+
+
+@lowering("Qr")
+def _qr(ctx, op, x):
+    mode = "complete" if op.attrs["full_matrices"] else "reduced"
+    wide = jnp.promote_types(x.dtype, jnp.float32)
+    q, r = jnp.linalg.qr(jnp.asarray(x, wide), mode=mode)
+    return q.astype(x.dtype), r.astype(x.dtype)

@@ -67,6 +67,9 @@ from tfcompat.ops import nn_impl, segment_ops, sort_ops  # noqa: F401 - nn famil
 from tfcompat.ops import reduction_ops  # noqa: F401 - math family: reductions, scans, ranges
 from tfcompat.ops import random_ops  # noqa: F401 - random ops
 from tfcompat.framework import random_seed  # noqa: F401 - tf.set_random_seed
+from tfcompat import initializers  # noqa: F401 - tf.*_initializer, tf.initializers.*
+from tfcompat.ops import partitioned_variables  # noqa: F401 - partitioners
+from tfcompat.variable_scope import AUTO_REUSE  # noqa: F401 - tf.variable_scope, get_variable
 from tfcompat.ops import conv_ops, pooling_ops  # noqa: F401 - convolution and pooling
 from tfcompat.client.session import (  # noqa: F401
     InteractiveSession,
@@ -98,7 +101,6 @@ dtypes = _dtypes_module
 __version__ = "2.21.0"  # the TensorFlow API version this package follows
 VERSION = __version__
 GRAPH_DEF_VERSION = 2474
-AUTO_REUSE = "AUTO_REUSE"
 
 _tf_export.export_constant(write_graph, "io.write_graph", "train.write_graph")
 _tf_export.export_constant(import_graph_def, "graph_util.import_graph_def")

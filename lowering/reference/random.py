@@ -122,3 +122,12 @@ def _broadcast_args(ctx, op, s0, s1):
             f"Incompatible shapes: [{','.join(map(str, s0))}] vs. [{','.join(map(str, s1))}]",
         ) from None
     return np.asarray(out, dtype=s0.dtype)
+
+
+@reference("Qr")
+def _qr(ctx, op, x):
+    x = np.asarray(x)
+    mode = "complete" if op.attrs["full_matrices"] else "reduced"
+    wide = np.promote_types(x.dtype, np.float32)
+    q, r = np.linalg.qr(x.astype(wide), mode=mode)
+    return q.astype(x.dtype), r.astype(x.dtype)

@@ -150,6 +150,35 @@ register_op(
     shape_fn=_broadcast_args_shape,
 )
 
+
+def _qr_shape(op):
+    shape = op.inputs[0].shape.with_rank_at_least(2)
+    if shape.rank is None:
+        return [shape, shape]
+    batch, (m, n) = shape[:-2], shape.as_list()[-2:]
+    p = None if m is None or n is None else min(m, n)
+    if op.attrs["full_matrices"]:
+        return [batch.concatenate([m, m]), batch.concatenate([m, n])]
+    return [batch.concatenate([m, p]), batch.concatenate([p, n])]
+
+
+# The orthogonal initializer orthonormalizes a normal sample with ``Qr`` (TF's linalg op).
+register_op(
+    "Qr",
+    inputs=["input: T"],
+    outputs=["q: T", "r: T"],
+    attrs=["full_matrices: bool = false", "T: {double, float, half, complex64, complex128}"],
+    shape_fn=_qr_shape,
+)
+
+
+@tf_export("linalg.qr", "qr")
+def qr(input, full_matrices=False, name=None):  # noqa: A002 - TF's argument name
+    """The QR decomposition of each innermost matrix: ``(q, r)``."""
+    op = apply_op("Qr", name=name, input=input, full_matrices=full_matrices)
+    return op.outputs[0], op.outputs[1]
+
+
 RANDOM_OP_TYPES = (
     "RandomUniform",
     "RandomUniformInt",
