@@ -71,11 +71,56 @@ def _leaky_relu(ctx, op, x):
     return jnp.where(x > 0, x, x * alpha)
 
 
+# ---------------------------------------------------------------------------------------------
+# Fused activation gradients: ``backprops = f(gradients, features or outputs)``. Written as
+# plain jnp expressions so that JAX can differentiate them again (second derivatives).
+# ---------------------------------------------------------------------------------------------
+def _zero_like(x):
+    return jnp.zeros((), x.dtype)
+
+
+elementwise(
+    LOWERINGS,
+    {
+        "ReluGrad": lambda g, x: jnp.where(x > 0, g, _zero_like(g)),
+        "Relu6Grad": lambda g, x: jnp.where((x > 0) & (x < 6), g, _zero_like(g)),
+        "EluGrad": lambda g, y: jnp.where(y < 0, g * (y + 1), g),
+        "SeluGrad": lambda g, y: jnp.where(
+            y < 0, g * (y + SELU_SCALE * SELU_ALPHA), g * SELU_SCALE
+        ).astype(g.dtype),
+        "SoftplusGrad": lambda g, x: g * jax.nn.sigmoid(x),
+        "SoftsignGrad": lambda g, x: g / jnp.square(1 + jnp.abs(x)),
+    },
+)
+
+
+@lowering("LeakyReluGrad")
+def _leaky_relu_grad(ctx, op, g, x):
+    return jnp.where(x > 0, g, g * jnp.asarray(op.attrs["alpha"], g.dtype))
+
+
 @lowering("BiasAdd", "BiasAddV1")
 def _bias_add(ctx, op, value, bias):
     if op.attrs.get("data_format", b"NHWC") == b"NCHW":
         bias = bias.reshape((bias.shape[0],) + (1,) * (value.ndim - 2))
     return value + bias
+
+
+def _bias_reduction_axes(op, ndim):
+    channel = 1 if op.attrs["data_format"] == b"NCHW" else ndim - 1
+    return tuple(a for a in range(ndim) if a != channel)
+
+
+@lowering("BiasAddGrad")
+def _bias_add_grad(ctx, op, out_backprop):
+    return jnp.sum(out_backprop, axis=_bias_reduction_axes(op, out_backprop.ndim)).astype(
+        out_backprop.dtype
+    )
+
+
+@lowering("PreventGradient")
+def _prevent_gradient(ctx, op, x):
+    return x
 
 
 # ---------------------------------------------------------------------------------------------

@@ -52,12 +52,65 @@ def _leaky_relu(ctx, op, x):
     return _like(x, np.where(x > 0, _f64(x), _f64(x) * op.attrs["alpha"]))
 
 
+# Fused activation gradients, in float64 and cast back.
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def _grad_kernel(f):
+    """A kernel ``(gradients, x) -> f(gradients, x)`` computed in float64 and cast to the
+    gradients' dtype."""
+    return lambda g, x: _like(g, f(_f64(g), _f64(x)))
+
+
+def _sigmoid(x):
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(-x))
+
+
+elementwise(
+    REFERENCE,
+    {
+        # Masks keep g's dtype exactly (int64 gradients do not survive float64).
+        "ReluGrad": lambda g, x: np.where(x > 0, g, np.zeros_like(g)),
+        "Relu6Grad": lambda g, x: np.where((x > 0) & (x < 6), g, np.zeros_like(g)),
+        "EluGrad": _grad_kernel(lambda g, y: np.where(y < 0, g * (y + 1.0), g)),
+        "SeluGrad": _grad_kernel(
+            lambda g, y: np.where(y < 0, g * (y + _SELU_SCALE * _SELU_ALPHA), g * _SELU_SCALE)
+        ),
+        "SoftplusGrad": _grad_kernel(lambda g, x: g * _sigmoid(x)),
+        "SoftsignGrad": _grad_kernel(lambda g, x: g / np.square(1.0 + np.abs(x))),
+    },
+)
+
+
+@reference("LeakyReluGrad")
+def _leaky_relu_grad(ctx, op, g, x):
+    return _like(g, np.where(_f64(x) > 0, _f64(g), _f64(g) * op.attrs["alpha"]))
+
+
 @reference("BiasAdd", "BiasAddV1")
 def _bias_add(ctx, op, value, bias):
     channel_axis = 1 if op.attrs.get("data_format", b"NHWC") == b"NCHW" else value.ndim - 1
     shape = [1] * value.ndim
     shape[channel_axis] = -1
     return _like(value, value + np.reshape(bias, shape))
+
+
+@reference("BiasAddGrad")
+def _bias_add_grad(ctx, op, out_backprop):
+    channel_axis = 1 if op.attrs["data_format"] == b"NCHW" else out_backprop.ndim - 1
+    axes = tuple(a for a in range(out_backprop.ndim) if a != channel_axis)
+    # Integers sum in their own type (wrapping as TF's kernel does); floats and complex
+    # numbers in double precision, cast back.
+    wide = {"f": np.float64, "c": np.complex128}.get(out_backprop.dtype.kind)
+    if wide is None:
+        return np.sum(out_backprop, axis=axes, dtype=out_backprop.dtype)
+    return _like(out_backprop, np.sum(out_backprop.astype(wide), axis=axes))
+
+
+@reference("PreventGradient")
+def _prevent_gradient(ctx, op, x):
+    return x
 
 
 def _log_softmax64(logits):

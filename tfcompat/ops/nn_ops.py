@@ -14,11 +14,21 @@ import numpy as np
 
 from tfcompat.framework import dtypes, errors, tensor_shape
 from tfcompat.framework.constant_value import constant_value
+from tfcompat.framework.gradient_registry import RegisterGradient
 from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import apply_op, convert_to_tensor
 from tfcompat.framework.scopes import name_scope
 from tfcompat.framework.tensor import Tensor
 from tfcompat.framework.tensor_shape import TensorShape
+from tfcompat.ops.activation_ops import (  # noqa: F401 - TF's nn_ops holds the activations
+    elu,
+    leaky_relu,
+    relu,
+    relu6,
+    selu,
+    softplus,
+    softsign,
+)
 from tfcompat.util.tf_export import tf_export
 
 _FLOAT = "{half, bfloat16, float, double}"
@@ -61,95 +71,6 @@ def static_scalar(op, index: int):
             f"Dimension size, given by scalar input {index}, must be non-negative but is {value}"
         )
     return value
-
-
-# ---------------------------------------------------------------------------------------------
-# Activations: elementwise, one input ``features`` and one output ``activations``
-# ---------------------------------------------------------------------------------------------
-def _unchanged(op):
-    return [op.inputs[0].shape]
-
-
-# op type -> allowed types of T, as in nn_ops.cc
-_ACTIVATION_TYPES = {
-    "Relu": "{realnumbertype, qint8}",
-    "Relu6": "realnumbertype",
-    "Elu": _FLOAT,
-    "Selu": _FLOAT,
-    "Softplus": _FLOAT,
-    "Softsign": _FLOAT,
-}
-for _op_type, _types in _ACTIVATION_TYPES.items():
-    register_op(
-        _op_type,
-        inputs=["features: T"],
-        outputs=["activations: T"],
-        attrs=[f"T: {_types}"],
-        shape_fn=_unchanged,
-    )
-
-register_op(
-    "LeakyRelu",
-    inputs=["features: T"],
-    outputs=["activations: T"],
-    attrs=["alpha: float = 0.2", f"T: {_FLOAT} = float"],
-    shape_fn=_unchanged,
-)
-
-
-def _activation(op_type, features, name):
-    return apply_op(op_type, name=name, features=features).outputs[0]
-
-
-@tf_export("nn.relu")
-def relu(features, name=None):
-    """``max(features, 0)``."""
-    return _activation("Relu", features, name)
-
-
-@tf_export("nn.relu6")
-def relu6(features, name=None):
-    """``min(max(features, 0), 6)``."""
-    return _activation("Relu6", features, name)
-
-
-@tf_export("nn.elu")
-def elu(features, name=None):
-    """``features`` where positive, ``exp(features) - 1`` elsewhere."""
-    return _activation("Elu", features, name)
-
-
-@tf_export("nn.selu")
-def selu(features, name=None):
-    """Scaled ELU: ``scale * (features if > 0 else alpha * (exp(features) - 1))``."""
-    return _activation("Selu", features, name)
-
-
-@tf_export("nn.softplus", "math.softplus")
-def softplus(features, name=None):
-    """``log(exp(features) + 1)``, computed without overflow."""
-    return _activation("Softplus", features, name)
-
-
-@tf_export("nn.softsign", "math.softsign")
-def softsign(features, name=None):
-    """``features / (abs(features) + 1)``."""
-    return _activation("Softsign", features, name)
-
-
-@tf_export("nn.leaky_relu")
-def leaky_relu(features, alpha=0.2, name=None):
-    """``features`` where positive, ``alpha * features`` elsewhere; integer inputs are cast
-    to float32 first, as TF does."""
-    with name_scope(name, "LeakyRelu", [features]) as scope:
-        features = convert_to_tensor(features, name="features")
-        if features.dtype.is_integer:
-            from tfcompat.ops import math_ops
-
-            features = math_ops.cast(features, dtypes.float32)
-        if isinstance(alpha, np.ndarray):
-            alpha = alpha.item()
-        return apply_op("LeakyRelu", name=scope, features=features, alpha=alpha).outputs[0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -207,6 +128,63 @@ def bias_add(value, bias, data_format=None, name=None):
         return apply_op(
             "BiasAdd", name=scope, value=value, bias=bias, data_format=data_format
         ).outputs[0]
+
+
+def _bias_add_grad_shape(op):
+    """The bias gradient: one value per channel (dimension 1 for NCHW, the last else)."""
+    nchw = op.attrs["data_format"] == b"NCHW"
+    shape = with_rank_at_least(op.inputs[0].shape, 3 if nchw else 2)
+    if shape.rank is None:
+        return [tensor_shape.unknown_shape(rank=1)]
+    return [TensorShape([shape.as_list()[1 if nchw else -1]])]
+
+
+register_op(
+    "BiasAddGrad",
+    inputs=["out_backprop: T"],
+    outputs=["output: T"],
+    attrs=["T: numbertype", "data_format: {'NHWC', 'NCHW'} = 'NHWC'"],
+    shape_fn=_bias_add_grad_shape,
+)
+
+
+def _bias_add_grad(out_backprop, data_format=None):
+    return apply_op("BiasAddGrad", out_backprop=out_backprop, data_format=data_format).outputs[0]
+
+
+@RegisterGradient("BiasAdd")
+def _bias_add_gradient(op, received_grad):
+    """The value gets the gradient itself, the bias its sum over all but the channels."""
+    return received_grad, _bias_add_grad(received_grad, op.attrs["data_format"])
+
+
+@RegisterGradient("BiasAddGrad")
+def _bias_add_grad_gradient(op, received_grad):
+    """BiasAddGrad sums over all but the channel dimension: its gradient broadcasts the
+    channel values back, as a Reshape to ``[1, .., C, .., 1]`` and a Tile."""
+    from tfcompat.ops import array_ops
+
+    shape = array_ops.shape(op.inputs[0])
+    bias_shape = array_ops.shape(received_grad)
+    if op.attrs["data_format"] == b"NCHW":
+        expanded_shape = array_ops.concat(
+            [array_ops.ones_like(shape[:1]), bias_shape, array_ops.ones_like(shape[2:])], 0
+        )
+        tile_mults = array_ops.concat([shape[:1], [1], shape[2:]], 0)
+    else:
+        expanded_shape = array_ops.concat([array_ops.ones_like(shape[:-1]), bias_shape], 0)
+        tile_mults = array_ops.concat([shape[:-1], [1]], 0)
+    expanded_grad = array_ops.reshape(received_grad, expanded_shape)
+    return array_ops.tile(expanded_grad, tile_mults)
+
+
+@RegisterGradient("BiasAddV1")
+def _bias_add_v1_gradient(op, received_grad):
+    """As BiasAdd's (channels last), with the bias sum a ``Sum`` over ``range(rank - 1)``."""
+    from tfcompat.ops import array_ops, reduction_ops
+
+    reduction_dims = reduction_ops.range(array_ops.rank(received_grad) - 1)
+    return received_grad, reduction_ops.reduce_sum(received_grad, reduction_dims)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -294,6 +272,26 @@ def _axis_or_dim(axis, dim):
     return dim if axis is None else axis
 
 
+@RegisterGradient("Softmax")
+def _softmax_gradient(op, grad_softmax):
+    """``(g - sum(g * s)) * s`` for softmax output ``s``: the Jacobian ``diag(s) - s s^T``
+    applied without forming it."""
+    from tfcompat.ops import reduction_ops
+
+    softmax = op.outputs[0]
+    sum_channels = reduction_ops.reduce_sum(grad_softmax * softmax, -1, keepdims=True)
+    return (grad_softmax - sum_channels) * softmax
+
+
+@RegisterGradient("LogSoftmax")
+def _log_softmax_gradient(op, grad):
+    """``g - sum(g) * softmax``, the softmax recovered as ``exp`` of the output."""
+    from tfcompat.ops import math_ops, reduction_ops
+
+    softmax = math_ops.exp(op.outputs[0])
+    return grad - reduction_ops.reduce_sum(grad, -1, keepdims=True) * softmax
+
+
 @tf_export("nn.softmax", "math.softmax")
 def softmax(logits, axis=None, name=None, dim=None):
     """``exp(logits) / reduce_sum(exp(logits), axis)``, computed stably; ``dim`` is the
@@ -363,6 +361,47 @@ register_op(
     shape_fn=_sparse_xent_shape,
 )
 
+
+def _broadcast_mul(vec, mat):
+    """``vec[:, None] * mat``: one factor per row of a matrix."""
+    from tfcompat.ops import array_ops
+
+    return array_ops.expand_dims(vec, -1) * mat
+
+
+def _xent_logits_gradient(op, grad_loss, grad_grad):
+    """The logits' gradient of both cross-entropy ops: ``grad_loss`` times the backprop
+    output, plus, when the backprop output itself receives a gradient (a second
+    derivative), that gradient through the softmax Jacobian. Zeros that ``tf.gradients``
+    filled in for an unused backprop output are skipped, as TF skips them."""
+    from tfcompat.ops import array_ops, math_ops
+
+    grad = _broadcast_mul(grad_loss, op.outputs[1])
+    logits = op.inputs[0]
+    if grad_grad is not None and not getattr(grad_grad, "_is_zeros_tensor", False):
+        softmax = apply_op("Softmax", logits=logits).outputs[0]
+        projected = array_ops.squeeze(
+            math_ops.matmul(array_ops.expand_dims(grad_grad, 1), array_ops.expand_dims(softmax, 2)),
+            axis=1,
+        )
+        grad += (grad_grad - projected) * softmax
+    return grad
+
+
+@RegisterGradient("SoftmaxCrossEntropyWithLogits")
+def _xent_gradient(op, grad_loss, grad_grad):
+    """Logits as above; the labels get ``-grad_loss * log_softmax(logits)``."""
+    grad = _xent_logits_gradient(op, grad_loss, grad_grad)
+    log_softmax = apply_op("LogSoftmax", logits=op.inputs[0]).outputs[0]
+    return grad, _broadcast_mul(grad_loss, -log_softmax)
+
+
+@RegisterGradient("SparseSoftmaxCrossEntropyWithLogits")
+def _sparse_xent_gradient(op, grad_loss, grad_grad):
+    """Logits as above; integer labels get no gradient."""
+    return _xent_logits_gradient(op, grad_loss, grad_grad), None
+
+
 register_op(
     "L2Loss",
     inputs=["t: T"],
@@ -370,6 +409,11 @@ register_op(
     attrs=[f"T: {_FLOAT}"],
     shape_fn=lambda op: [tensor_shape.scalar()],
 )
+
+
+@RegisterGradient("L2Loss")
+def _l2_loss_gradient(op, grad):
+    return op.inputs[0] * grad
 
 
 @tf_export("nn.l2_loss")
@@ -575,3 +619,58 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa:
     keep their order (lower index first)."""
     op = apply_op("TopKV2", name=name, input=input, k=k, sorted=sorted, index_type=index_type)
     return TopKV2(*op.outputs)
+
+
+@RegisterGradient("TopKV2")
+def _top_k_gradient(op, grad, _):
+    """Scatters ``grad`` back to the positions the values came from: indices are made
+    linear over the flattened input (row offset plus column), then ``ScatterNd`` into
+    zeros of the input's size and a reshape. The indices output gets a scalar zero."""
+    from tfcompat.ops import array_ops, math_ops, reduction_ops
+
+    in_shape = array_ops.shape(op.inputs[0])
+    ind_shape = array_ops.shape(op.outputs[1])
+    # The row offsets are computed in int64 (TF: int32 is unsupported there on GPU).
+    ind_lastdim = array_ops.gather(
+        math_ops.cast(ind_shape, dtypes.int64), array_ops.size(ind_shape) - 1
+    )
+    ind_2d = array_ops.reshape(op.outputs[1], array_ops.stack([-1, ind_lastdim]))
+    in_lastdim = array_ops.gather(
+        math_ops.cast(in_shape, dtypes.int64), array_ops.size(in_shape) - 1
+    )
+    outerdim = array_ops.shape(ind_2d)[0]
+    row_starts = reduction_ops.range(
+        0, math_ops.cast(outerdim, dtypes.int64) * in_lastdim, in_lastdim
+    )
+    ind = array_ops.reshape(
+        ind_2d + math_ops.cast(array_ops.expand_dims(row_starts, -1), dtypes.int32), [-1]
+    )
+    scattered = array_ops.scatter_nd(
+        array_ops.expand_dims(ind, -1),
+        array_ops.reshape(grad, [-1]),
+        [reduction_ops.reduce_prod(in_shape)],
+    )
+    return [array_ops.reshape(scattered, in_shape), array_ops.zeros([], dtype=dtypes.int32)]
+
+
+# ---------------------------------------------------------------------------------------------
+# PreventGradient (an array op in TF): identity forward, an error when differentiated
+# ---------------------------------------------------------------------------------------------
+register_op(
+    "PreventGradient",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=["T: type", "message: string = ''"],
+    shape_fn=lambda op: [op.inputs[0].shape],
+)
+
+
+def prevent_gradient(input, message="", name=None):  # noqa: A002 - TF's argument name
+    """``input`` unchanged; ``tf.gradients`` through it raises LookupError with
+    ``message``."""
+    return apply_op("PreventGradient", name=name, input=input, message=message).outputs[0]
+
+
+@RegisterGradient("PreventGradient")
+def _prevent_gradient_gradient(op, _):
+    raise LookupError(f"Gradient explicitly disabled. Reason: {op.attrs['message']!r}")
