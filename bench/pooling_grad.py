@@ -1,8 +1,8 @@
 """Micro-benchmark of the MaxPoolGrad lowerings on CPU (see ``lowering/conv.py``).
 
-Times one jitted max-pool gradient, three ways, on a LeNet-like activation:
-``select_and_scatter`` (what ``jax.vjp`` of a max ``reduce_window`` gives), the per-offset
-scheme used for overlapping windows, and the reshape scheme used when windows tile the input.
+Times one jitted max-pool gradient two ways on a LeNet-like activation:
+``select_and_scatter`` (what ``jax.vjp`` of a max ``reduce_window`` gives) and the per-offset
+scheme that tfcompat's MaxPoolGrad lowering uses.
 
     python bench/pooling_grad.py [--repeats N]
 """
@@ -32,6 +32,19 @@ def _timed(fn, args, repeats):
     return (time.perf_counter() - start) / repeats * 1e3
 
 
+def _variants(ksize, strides, pads):
+    """name -> f(x, grad) computing the input gradient of max pooling."""
+
+    def scatter(x, g):
+        _, vjp = jax.vjp(lambda v: conv.max_pool(v, ksize, strides, pads), x)
+        return vjp(g)[0]
+
+    return {
+        "select_and_scatter": scatter,
+        "offsets": lambda x, g: conv.max_pool_grad(x, g, ksize, strides, pads),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=200)
@@ -43,17 +56,7 @@ def main():
         pads = conv.window_pads(x.shape, ksize, strides, [1] * 4, padding)
         y = conv.max_pool(x, ksize, strides, pads)
         g = jnp.asarray(rng.normal(size=y.shape).astype(np.float32))
-
-        def scatter(x, g):
-            _, vjp = jax.vjp(lambda v: conv.max_pool(v, ksize, strides, pads), x)
-            return vjp(g)[0]
-
-        variants = {
-            "select_and_scatter": scatter,
-            "offsets": lambda x, g: conv._first_max_general(x, g, ksize, strides, pads),
-        }
-        if conv._tiles(ksize, strides, pads):
-            variants["reshape"] = lambda x, g: conv._first_max_tiled(x, g, ksize)
+        variants = _variants(ksize, strides, pads)
         times = {k: _timed(jax.jit(f), (x, g), args.repeats) for k, f in variants.items()}
         base = times["select_and_scatter"]
         line = ", ".join(f"{k} {t:.3f} ms ({base / t:.1f}x)" for k, t in times.items())

@@ -8,20 +8,17 @@ transposed kernels: the same HLO a hand-written transposed convolution gives.
 
 Pooling gradients avoid ``select_and_scatter`` (what ``jax.vjp`` of a max ``reduce_window``
 gives), which XLA's CPU backend runs slowly. ``MaxPoolGrad`` routes each output gradient to
-the first maximum of its window in row-major order, TF's choice among tied values:
+the first maximum of its window in row-major order (TF's choice among tied values): one
+strided slice of the padded input per window offset (a loop over the ``prod(ksize)``
+offsets, not over elements) finds each window's first maximum with strict comparisons, and
+each offset's share of the gradient is placed back with an interior-padded ``lax.pad``.
 
-* windows that tile the input (stride == window, the LeNet 2x2/2 case): the input is
-  reshaped to ``[..., out, window, ...]``; a window's first maximum is found by comparing with
-  the window maximum and taking the smallest in-window index (elementwise ops and small
-  reductions that XLA fuses);
-* overlapping windows: one strided slice per window offset (a loop over the ``prod(ksize)``
-  offsets, not over elements) finds the first maximum, and each offset's share of the
-  gradient is placed back with an interior-padded ``lax.pad``.
-
-Measured on this machine's CPU (``bench/bench_pooling.py``, float32 [64, 28, 28, 32], 2x2/2
-VALID, forward + gradient jitted): select_and_scatter 3.25 ms, offset scheme 0.93 ms (3.5x),
-reshape scheme 0.48 ms (6.7x). With 3x3/2 SAME windows the offset scheme takes 1.7 ms against
-select_and_scatter's 3.9 ms.
+Measured with ``bench/pooling_grad.py`` (CPU, float32 [64, 28, 28, 32], jitted gradient
+alone, two runs on a shared 2-core machine): 2x2/2 VALID: select_and_scatter 79-83 ms,
+offset scheme 2.1-2.9 ms (28-37x); 3x3/2 SAME: 133-142 ms vs 4.9-13.5 ms (10-29x). A
+reshape scheme for windows that tile the input (``[..., out, window, ...]``, compare with
+the window maximum, take the smallest in-window index) took 7.8 ms on the 2x2/2 case,
+slower than the offsets, so only the offset scheme is kept.
 """
 
 from __future__ import annotations
@@ -225,9 +222,11 @@ def pool_window(op, shape, ksize=None, strides=None):
 
 
 def _lowest(dtype):
+    # A numpy scalar, so that lax.reduce_window sees a known monoid (max with identity
+    # -inf) and stays differentiable for jax.vjp.
     if jnp.issubdtype(dtype, jnp.floating):
-        return jnp.array(-jnp.inf, dtype)
-    return jnp.array(jnp.iinfo(dtype).min, dtype)
+        return np.array(-np.inf, dtype)
+    return np.array(jnp.iinfo(dtype).min, dtype)
 
 
 def max_pool(x, ksize, strides, pads):
@@ -247,47 +246,8 @@ def window_counts(shape, ksize, strides, pads):
 
 
 def avg_pool(x, ksize, strides, pads):
-    sums = lax.reduce_window(x, jnp.zeros((), x.dtype), lax.add, ksize, strides, pads)
+    sums = lax.reduce_window(x, np.zeros((), x.dtype), lax.add, ksize, strides, pads)
     return sums / window_counts(x.shape, ksize, strides, pads).astype(x.dtype)
-
-
-def _tiles(ksize, strides, pads):
-    """Whether windows tile the input: stride == window on every axis, no padding before
-    (SAME only pads after when windows tile) — the reshape scheme applies."""
-    return all(k == s for k, s in zip(ksize, strides)) and all(lo == 0 for lo, _ in pads)
-
-
-def _first_max_tiled(x, grad, ksize):
-    """Input gradient when windows tile the input: each window's gradient goes to its first
-    maximum (row-major within the window)."""
-    out = grad.shape
-    covered = [o * k for o, k in zip(out, ksize)]
-    xp = _fit(x, covered, _lowest(x.dtype))
-    split = [d for pair in zip(out, ksize) for d in pair]
-    xr = xp.reshape(split)
-    window_axes = tuple(range(1, 2 * len(out), 2))
-    peak = jnp.max(xr, axis=window_axes, keepdims=True)
-    # In-window row-major index of each element, broadcast over the output positions.
-    index = np.zeros([1] * len(split), np.int32)
-    scale = 1
-    for axis in reversed(range(len(out))):
-        shape = [1] * len(split)
-        shape[2 * axis + 1] = ksize[axis]
-        index = index + (np.arange(ksize[axis], dtype=np.int32) * scale).reshape(shape)
-        scale *= ksize[axis]
-    big = np.int32(scale)
-    first = jnp.min(jnp.where(xr == peak, index, big), axis=window_axes, keepdims=True)
-    g = jnp.expand_dims(grad, window_axes)
-    routed = jnp.where(index == first, g, jnp.zeros((), grad.dtype))
-    return _fit(routed.reshape(covered), x.shape, jnp.zeros((), grad.dtype))
-
-
-def _fit(x, shape, fill):
-    """``x`` cropped or padded (after, with ``fill``) to ``shape``."""
-    config = [(0, t - s, 0) for s, t in zip(x.shape, shape)]
-    if all(c[1] == 0 for c in config):
-        return x
-    return lax.pad(x, jnp.asarray(fill, x.dtype), config)
 
 
 def _offsets(ksize):
@@ -332,8 +292,6 @@ def _first_max_general(x, grad, ksize, strides, pads):
 def max_pool_grad(x, grad, ksize, strides, pads):
     """Gradient of max pooling: each output's gradient added at the first maximum of its
     window."""
-    if _tiles(ksize, strides, pads):
-        return _first_max_tiled(x, grad, ksize)
     return _first_max_general(x, grad, ksize, strides, pads)
 
 

@@ -757,9 +757,16 @@ def convolution(
     dilation_rate = deprecated_argument_lookup(
         "dilations", dilations, "dilation_rate", dilation_rate
     )
+    from tfcompat.framework.op_helper import is_tensor_like
+
+    # TF converts non-tensor arguments under their own "convolution_internal" scopes.
+    if not is_tensor_like(filter):
+        with name_scope("convolution_internal", None, [filter, input]):
+            filter = convert_to_tensor(filter, name="filters")  # noqa: A001
+    if not is_tensor_like(input):
+        with name_scope("convolution_internal", None, [filter, input]):
+            input = convert_to_tensor(input, name="input")  # noqa: A001
     with name_scope(name, "convolution", [input, filter]) as scope:
-        input = convert_to_tensor(input, name="input")  # noqa: A001
-        filter = convert_to_tensor(filter, name="filter")  # noqa: A001
         if filter.shape.rank is not None and filter.shape.rank != 4:
             raise NotImplementedError("tfcompat's tf.nn.convolution builds 2-D convolutions")
         if dilation_rate is not None and np.any(np.asarray(dilation_rate) != 1):
