@@ -204,6 +204,15 @@ def stitch_rows(op, indices) -> int:
     return rows
 
 
+def _rows_like(data, count, row_shape):
+    """``data`` as ``count`` rows: a padded partition met by exact (build-time) indices is
+    cut to its entries, exact data met by padded indices is padded (those rows drop)."""
+    flat = jnp.reshape(data, (-1,) + row_shape)
+    if flat.shape[0] >= count:
+        return flat[:count]
+    return jnp.pad(flat, [(0, count - flat.shape[0])] + [(0, 0)] * len(row_shape))
+
+
 @lowering("ParallelDynamicStitch")
 def _parallel_dynamic_stitch(ctx, op, *inputs):
     n = op.attrs["N"]
@@ -213,6 +222,8 @@ def _parallel_dynamic_stitch(ctx, op, *inputs):
     row_shape = data[0].shape[np.ndim(indices[0]) :]
     flat_index = jnp.concatenate([jnp.reshape(i, -1) for i in indices])
     flat_index = jnp.where(flat_index < 0, rows, flat_index)  # padding: dropped
-    flat_data = jnp.concatenate([jnp.reshape(d, (-1,) + row_shape) for d in data])
+    flat_data = jnp.concatenate(
+        [_rows_like(d, np.size(i), row_shape) for i, d in zip(indices, data)]
+    )
     merged = jnp.zeros((rows,) + row_shape, data[0].dtype)
     return merged.at[flat_index].set(flat_data, mode="drop")

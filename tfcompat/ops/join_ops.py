@@ -148,7 +148,9 @@ def _concat_dense_grads(grad, concat_dim, inputs):
     if len(sizes) > 16:
         stacked = stack(sizes, axis=1)
         sizes = array_ops.squeeze(array_ops.slice(stacked, [non_neg_dim, 0], [1, -1]))
-        return split(grad, sizes, non_neg_dim)
+        # TF infers num from the sizes' static shape (its shape inference folds the mod);
+        # passing it builds the same SplitV.
+        return split(grad, sizes, non_neg_dim, num=len(inputs))
     offsets = concat_offset(non_neg_dim, sizes)
     return [array_ops.slice(grad, begin, size) for begin, size in zip(offsets, sizes)]
 
