@@ -393,19 +393,28 @@ def get_default_session():
 
 
 def _run_with_default(element, feed_dict, session, verb, method):
+    """``Tensor.eval`` / ``Operation.run``: run in ``session`` or the default session, with
+    TF's messages (``verb`` is "evaluate tensor" or "execute operation")."""
+    kind = "tensor" if isinstance(element, Tensor) else "operation"
     if session is None:
         session = get_default_session()
         if session is None:
+            as_default = (
+                "`with sess.as_default()`" if kind == "tensor" else ("`with sess.as_default():`")
+            )
             raise ValueError(
                 f"Cannot {verb} using `{method}()`: No default session is registered. Use "
-                f"`with sess.as_default()` or pass an explicit session to "
-                f"`{method}(session=sess)`"
+                f"{as_default} or pass an explicit session to `{method}(session=sess)`"
             )
-    if session.graph is not element.graph:
-        kind = "tensor" if isinstance(element, Tensor) else "operation"
+        if session.graph is not element.graph:
+            explicit = "`eval(session=sess)`" if kind == "tensor" else "run(session=sess)"
+            raise ValueError(
+                f"Cannot use the default session to {verb}: the {kind}'s graph is different "
+                f"from the session's graph. Pass an explicit session to {explicit}."
+            )
+    elif session.graph is not element.graph:
         raise ValueError(
-            f"Cannot use the given session to {verb}: the {kind}'s "
-            "graph is different from the session's graph. Pass an explicit session to "
-            f"`{method}(session=sess)`."
+            f"Cannot use the given session to {verb}: the {kind}'s graph is different from "
+            "the session's graph."
         )
     return session.run(element, feed_dict)
