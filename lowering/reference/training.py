@@ -268,7 +268,10 @@ def _optax_init(ctx, op, *params):
     import jax
 
     program = _optax_program(op)
-    leaves = jax.tree_util.tree_leaves(program.transform.init([np.asarray(p) for p in params]))
+    # Eager even when the XLA backend folds this op while tracing (all inputs constant).
+    with jax.ensure_compile_time_eval():
+        state = program.transform.init([np.asarray(p) for p in params])
+    leaves = jax.tree_util.tree_leaves(state)
     out = [
         np.asarray(x, dtype.as_numpy_dtype) for x, (_, dtype) in zip(leaves, program.state_leaves)
     ]
@@ -288,8 +291,10 @@ def _optax_apply(ctx, op, *inputs):
     state = jax.tree_util.tree_unflatten(
         program.state_treedef, [np.asarray(ctx.read_var(r, op)) for r in state_refs]
     )
-    updates, new_state = program.transform.update(grads, state, params)
-    for ref, old, new in zip(param_refs, params, optax.apply_updates(params, updates)):
+    with jax.ensure_compile_time_eval():
+        updates, new_state = program.transform.update(grads, state, params)
+        new_params = optax.apply_updates(params, updates)
+    for ref, old, new in zip(param_refs, params, new_params):
         ctx.write_var(ref, np.asarray(new, old.dtype))
     for ref, (_, dtype), new in zip(
         state_refs, program.state_leaves, jax.tree_util.tree_leaves(new_state)

@@ -57,6 +57,13 @@ def _merge(a: tensor_shape.TensorShape, b: tensor_shape.TensorShape):
     return tensor_shape.TensorShape(dims)
 
 
+def _merge_dim(a, b):
+    """TF's ``Merge`` of two dimensions."""
+    if a is not None and b is not None and a != b:
+        raise ValueError(f"Dimensions must be equal, but are {a} and {b}")
+    return a if a is not None else b
+
+
 def _with_rank(shape, rank):
     if shape.rank is not None and shape.rank != rank:
         raise ValueError(f"Shape must be rank {rank} but is rank {shape.rank}")
@@ -81,7 +88,7 @@ def _apply_shape(op):
                 f"Argument grad must not be a scalar. Got grad with rank {grad_shape.rank}"
             )
         if grad_shape.rank is not None:
-            _merge(indices[:1], grad_shape[:1])
+            _merge_dim(indices.as_list()[0], grad_shape.as_list()[0])
             grad_shape = tensor_shape.TensorShape([None]).concatenate(grad_shape[1:])
     shape = _merge(shape, grad_shape)
     for name in names:
