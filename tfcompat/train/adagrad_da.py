@@ -61,37 +61,24 @@ class AdagradDAOptimizer(optimizer.Optimizer):
         with graph.colocate_with(self._learning_rate_tensor.op):
             self._global_step_on_worker = array_ops.identity(self._global_step) + 1
 
-    def _args(self, var):
-        dtype = var.dtype.base_dtype
-        return dict(
-            lr=math_ops.cast(self._learning_rate_tensor, dtype),
-            l1=math_ops.cast(self._l1_regularization_strength, dtype),
-            l2=math_ops.cast(self._l2_regularization_strength, dtype),
-        )
-
     def _apply(self, grad_args, var):
+        """``ApplyAdagradDA`` (``grad_args`` = [grad]) or ``SparseApplyAdagradDA``
+        ([values, indices]) with the hyperparameters cast to the variable's dtype."""
         with var.graph.device(var.device):
             global_step = array_ops.identity(self._global_step_on_worker)
-        hyper = self._args(var)
+        dtype = var.dtype.base_dtype
+        hyper = [
+            math_ops.cast(self._learning_rate_tensor, dtype),
+            math_ops.cast(self._l1_regularization_strength, dtype),
+            math_ops.cast(self._l2_regularization_strength, dtype),
+        ]
         slots = (
             self.get_slot(var, "gradient_accumulator"),
             self.get_slot(var, "gradient_squared_accumulator"),
         )
-        apply = (
-            training_ops.sparse_apply_adagrad_da
-            if len(grad_args) == 2
-            else training_ops.apply_adagrad_da
-        )
-        return apply(
-            var,
-            *slots,
-            *grad_args,
-            hyper["lr"],
-            hyper["l1"],
-            hyper["l2"],
-            global_step,
-            use_locking=self._use_locking,
-        )
+        dense = len(grad_args) == 1
+        apply = training_ops.apply_adagrad_da if dense else training_ops.sparse_apply_adagrad_da
+        return apply(var, *slots, *grad_args, *hyper, global_step, use_locking=self._use_locking)
 
     def _apply_dense(self, grad, var):
         return self._apply([grad], var)
