@@ -87,6 +87,7 @@ from tfcompat import gradients as _gradients  # noqa: F401 - tf.gradients
 from tfcompat import variables as _variables  # noqa: F401
 from tfcompat.ops import clip_ops, training_ops  # noqa: F401
 from tfcompat import train  # noqa: F401 - tf.train
+from tfcompat import losses  # noqa: F401 - tf.losses
 from tfcompat.compat_mode import (  # noqa: F401
     disable_eager_execution,
     disable_v2_behavior,
