@@ -234,3 +234,11 @@ def test_get_config_round_trip():
         == init.get_config()
         == tf1().variance_scaling_initializer(2.0, "fan_avg", "uniform", seed=3).get_config()
     )
+
+
+@pytest.mark.parametrize("full_matrices", [False, True])
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 5, 3)])
+def test_qr_matches_tf(shape, full_matrices):
+    """``Qr``, which the orthogonal initializer uses: values and static shapes."""
+    x = np.random.default_rng(0).normal(size=shape).astype(np.float32)
+    assert_parity(lambda tf: list(tf.qr(x, full_matrices=full_matrices)), rtol=1e-4, atol=1e-5)
