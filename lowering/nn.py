@@ -65,9 +65,15 @@ elementwise(
 )
 
 
+def _float_attr(op, name):
+    """A float attr as TF's kernels see it: a C++ float (float32), then cast to T; float64
+    results differ from using the Python double (0.2 is not 0.2f)."""
+    return np.float32(op.attrs[name])
+
+
 @lowering("LeakyRelu")
 def _leaky_relu(ctx, op, x):
-    alpha = jnp.asarray(op.attrs["alpha"], x.dtype)
+    alpha = jnp.asarray(_float_attr(op, "alpha"), x.dtype)
     return jnp.where(x > 0, x, x * alpha)
 
 
@@ -96,7 +102,7 @@ elementwise(
 
 @lowering("LeakyReluGrad")
 def _leaky_relu_grad(ctx, op, g, x):
-    return jnp.where(x > 0, g, g * jnp.asarray(op.attrs["alpha"], g.dtype))
+    return jnp.where(x > 0, g, g * jnp.asarray(_float_attr(op, "alpha"), g.dtype))
 
 
 @lowering("BiasAdd", "BiasAddV1")

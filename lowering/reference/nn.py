@@ -47,9 +47,14 @@ elementwise(
 )
 
 
+def _alpha(op):
+    """TF's kernels hold float attrs as C++ floats: alpha is rounded to float32."""
+    return float(np.float32(op.attrs["alpha"]))
+
+
 @reference("LeakyRelu")
 def _leaky_relu(ctx, op, x):
-    return _like(x, np.where(x > 0, _f64(x), _f64(x) * op.attrs["alpha"]))
+    return _like(x, np.where(x > 0, _f64(x), _f64(x) * _alpha(op)))
 
 
 # Fused activation gradients, in float64 and cast back.
@@ -85,7 +90,7 @@ elementwise(
 
 @reference("LeakyReluGrad")
 def _leaky_relu_grad(ctx, op, g, x):
-    return _like(g, np.where(_f64(x) > 0, _f64(g), _f64(g) * op.attrs["alpha"]))
+    return _like(g, np.where(_f64(x) > 0, _f64(g), _f64(g) * _alpha(op)))
 
 
 @reference("BiasAdd", "BiasAddV1")
