@@ -31,9 +31,14 @@ FAMILIES = (
     "segment",
     "state",
     "control_flow",
+    "stack",
     "training",
     "random",
     "conv",
+    "batch_norm",
+    "strings",
+    "lookup",
+    "parsing",
 )
 
 for _family in FAMILIES:

@@ -1,0 +1,71 @@
+"""JAX lowering of TF's stacks (``StackV2`` / ``StackPushV2`` / ``StackPopV2``).
+
+A stack lives in the step's run locals (``lowering/regions.py``) under ``("stack", name)``
+as ``(buffer, size, overflowed)``: ``buffer`` holds ``ctx.stack_bucket`` elements, so a
+stack pushed inside a ``lax.while_loop`` has the static shape XLA needs even though the
+trip count is only known at run time. A push past the bucket sets ``overflowed``;
+``compile.DeviceFunction`` then discards the step and reruns it with a doubled bucket
+(one recompilation per doubling). The handle itself is a static Python value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax.numpy as jnp
+from jax import lax
+
+from lowering import regions
+from lowering.registry import lowering
+from tfcompat.framework import errors
+
+
+@dataclasses.dataclass(frozen=True)
+class StackHandle:
+    """What a ``StackV2`` output holds while tracing: the run-locals key of its buffer."""
+
+    key: tuple
+    op: object
+
+
+@lowering("StackV2")
+def _stack(ctx, op, max_size):
+    key = ("stack", op.name)
+    regions.report_ops(ctx)[key] = op
+    return StackHandle(key, op)
+
+
+@lowering("StackPushV2")
+def _stack_push(ctx, op, handle, elem):
+    local_values = regions.run_locals(ctx)
+    elem = jnp.asarray(elem)
+    bucket = getattr(ctx, "stack_bucket", regions.INITIAL_STACK_BUCKET)
+    buffer, size, overflowed = local_values.get(handle.key) or (
+        jnp.zeros((bucket,) + elem.shape, elem.dtype),
+        jnp.asarray(0, jnp.int32),
+        jnp.asarray(False),
+    )
+    # Past the bucket the last slot is overwritten; the step is rerun with a bigger one.
+    slot = jnp.minimum(size, bucket - 1)
+    buffer = lax.dynamic_update_index_in_dim(buffer, elem.astype(buffer.dtype), slot, 0)
+    local_values[handle.key] = (buffer, size + 1, overflowed | (size >= bucket))
+    return elem
+
+
+@lowering("StackPopV2")
+def _stack_pop(ctx, op, handle):
+    local_values = regions.run_locals(ctx)
+    if handle.key not in local_values:
+        raise errors.InternalError(
+            None, op, f"StackPopV2 {op.name}: nothing was pushed on stack {handle.key[1]}"
+        )
+    buffer, size, overflowed = local_values[handle.key]
+    size = size - 1
+    value = lax.dynamic_index_in_dim(buffer, jnp.maximum(size, 0), 0, keepdims=False)
+    local_values[handle.key] = (buffer, size, overflowed)
+    return value
+
+
+@lowering("StackCloseV2")
+def _stack_close(ctx, op, handle):
+    return None
