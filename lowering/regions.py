@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
+
 from tfcompat.framework import errors
 from tfcompat.ops import control_flow_contexts as cfc
 
@@ -101,7 +103,7 @@ def contract(ops, feeds=(), fetches=(), level=None):
         inputs, seen = [], set()
         controls = []
         if region.kind == "cond":  # the executor reads the predicate even if pred_id is pruned
-            pred = region.pred_id.op.inputs[0]
+            pred = region.pred_source
             if pred.op not in own:
                 seen.add(pred)
                 inputs.append(pred)
@@ -236,7 +238,7 @@ def run_cond(ctx, rop, args, rules, prims):
 
         return branch
 
-    pred_tensor = region.pred_id if region.pred_id in env else region.pred_id.op.inputs[0]
+    pred_tensor = region.pred_id if region.pred_id in env else region.pred_source
     pred = _value(ctx, env[pred_tensor])
     merged, exported, state, local_values = prims.cond(
         pred, [make_branch(0), make_branch(1)], ctx.state, run_locals(ctx), len(exports), rop
@@ -249,8 +251,18 @@ def run_cond(ctx, rop, args, rules, prims):
         env[m.outputs[0]] = value
         env[m.outputs[1]] = index
     for t, value in zip(exports, exported):
-        env[t] = value
+        env[t] = _static_export(t, value)
     return _outputs(rop, env)
+
+
+def _static_export(tensor, value):
+    """A value leaving a branch is a traced lax.cond output; one known when the graph is
+    built (a constant a gradient op reads, e.g. reduction indices) stays a numpy value so
+    that shape-computing consumers stay static."""
+    from tfcompat.framework import constant_value
+
+    known = constant_value.constant_value(tensor)
+    return value if known is None else np.asarray(known)
 
 
 def _value(ctx, value):

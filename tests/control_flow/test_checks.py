@@ -94,12 +94,3 @@ def test_check_numerics_gradient_parity():
         return tf.gradients(y, x)[0], {x: np.array([1.0, 2.0, 3.0], np.float32)}
 
     assert_parity(program)
-
-
-def test_gradients_through_control_flow_not_implemented():
-    tf = tfcompat
-    with tf.Graph().as_default():
-        x = tf.placeholder(tf.float32, [])
-        y = tf.cond(x > 0, lambda: x * 2.0, lambda: x)
-        with pytest.raises(tf.errors.UnimplementedError, match="cond/Merge"):
-            tf.gradients(y, x)

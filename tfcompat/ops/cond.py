@@ -165,6 +165,7 @@ def _switch_output(ctx, graph, tensor):
     with graph.colocate_with(source.op):
         switch = cf.ref_or_tensor_switch(source, ctx.pred, name="Switch")
     cfc.mark_region_op(switch[0].op, ctx.region)
+    switch[0].op._cf_branch = ctx.branch
     ctx._captured[tensor] = switch[ctx.branch]
     return switch[ctx.branch]
 

@@ -110,6 +110,12 @@ class CondRegion:
     def __repr__(self):
         return f"<CondRegion {self.name}>"
 
+    @property
+    def pred_source(self):
+        """The tensor the executor branches on: the raw predicate (``pred_id`` may be
+        pruned)."""
+        return self.pred_id.op.inputs[0]
+
 
 class CondContext:
     """One branch of a ``tf.cond``; ``pivot`` is the branch's ``switch_t``/``switch_f``."""
@@ -144,6 +150,7 @@ class CondContext:
                 tensor = outer.capture(tensor, consumer) if outer.needs_capture(tensor) else tensor
             switch = control_flow_ops.ref_or_tensor_switch(tensor, self.pred, name="Switch")
         mark_region_op(switch[0].op, self.region)
+        switch[0].op._cf_branch = self.branch  # the branch reading it (for its gradient)
         value = switch[self.branch]
         self._captured[tensor] = value
         return value
@@ -229,16 +236,34 @@ class WhileContext:
 
 def _adopt(ctx, ops, pivot):
     """Assigns ``ctx`` to ``ops`` lacking a context and captures their outside inputs."""
-    for op in ops:
+    ops = [op for op in ops if not getattr(op, "_cf_outside", False)]  # placed on purpose
+    for op in ops:  # contexts first: a Merge's back edge comes from a later op
         if context_of(op) is None and getattr(op, "_cf_region", None) is None:
             op._control_flow_context = ctx
             if not op.inputs and pivot is not None:
                 op._add_control_input(pivot.op)
+    for op in ops:
         if op.type in ("Enter", "RefEnter") and cfc_frame(op) == getattr(ctx, "name", None):
             continue  # the loop's own entries (captures and loop vars) read the outside
         for i, t in enumerate(op.inputs):
             if ctx.needs_capture(t) and _captures_here(op, ctx):
                 op._update_input(i, ctx.capture(t, op))
+
+
+def output_context(op):
+    """The context ``op``'s outputs are used in: a cond's capture ``Switch`` feeds the
+    branch that reads it; a cond's ``Merge`` and a loop's ``Exit`` feed the enclosing
+    context; other region-level ops live in their region's outer context."""
+    region = getattr(op, "_cf_region", None)
+    if region is not None:
+        branch = getattr(op, "_cf_branch", None)
+        if branch is not None:
+            return region.branches[branch]
+        return region.outer_context
+    ctx = context_of(op)
+    if ctx is not None and op.type in ("Exit", "RefExit"):
+        return ctx.outer_context
+    return ctx
 
 
 def cfc_frame(op):

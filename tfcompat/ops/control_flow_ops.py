@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from tfcompat.framework import gradient_registry
 from tfcompat.framework import graph as graph_lib
-from tfcompat.framework.gradient_registry import RegisterGradient
 from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import apply_op
 from tfcompat.framework.tensor import Operation, Tensor
@@ -249,35 +248,9 @@ def while_loop(
     )
 
 
-from tfcompat.ops import checks  # noqa: E402,F401 - registers Assert / CheckNumerics
+# Registers Assert / CheckNumerics, the dataflow ops' gradients and the StackV2 family.
+from tfcompat.ops import checks, control_flow_grad, stack_ops  # noqa: E402,F401
 
-
-def _unsupported_gradient(op, *grads):
-    """Gradients through cond / while_loop are not built yet: fail loudly rather than let
-    tf.gradients return None (a loop's back edge would leave its pending counts unmet)."""
-    from tfcompat.framework import errors
-
-    raise errors.UnimplementedError(
-        None,
-        op,
-        f"tf.gradients through {op.type} node {op.name} (tf.cond / tf.while_loop) is not "
-        "implemented yet",
-    )
-
-
-for _op_type in (
-    "Merge",
-    "RefMerge",
-    "Switch",
-    "RefSwitch",
-    "Exit",
-    "RefExit",
-    "Enter",
-    "RefEnter",
-    "NextIteration",
-    "RefNextIteration",
-):
-    RegisterGradient(_op_type)(_unsupported_gradient)
 for _op_type in ("LoopCond", "ControlTrigger", "Assert"):
     if _op_type not in gradient_registry.GRADIENTS:
         gradient_registry.no_gradient(_op_type)
