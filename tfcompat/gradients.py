@@ -99,8 +99,11 @@ def _reached_from(from_ops):
     return reached
 
 
-def _pending_counts(to_ops, from_ops):
-    """(ys' ops reachable from xs, {op: number of backprop consumers between xs and ys})."""
+def _pending_counts(to_ops, from_ops, graph):
+    """(ys' ops reachable from xs, {op: number of backprop consumers between xs and ys},
+    the call's control-flow state)."""
+    from tfcompat.ops import control_flow_grad_state
+
     reached = _reached_from(from_ops)
     reachable_to_ops = {op for op in to_ops if op in reached}
     between, between_list = set(), []
@@ -112,12 +115,14 @@ def _pending_counts(to_ops, from_ops):
             between_list.append(op)
             reached.remove(op)
             queue.extend(t.op for t in op.inputs)
+    # Loops taking part get their gradient loops now; all their exits count as between.
+    cf_state = control_flow_grad_state.GradientState(graph, between_list, between)
     pending = collections.defaultdict(int)
     for op in between_list:
         for t in op.inputs:
             if t.op in between:
                 pending[t.op] += 1
-    return reachable_to_ops, pending
+    return reachable_to_ops, pending, cf_state
 
 
 def _stop_ops(from_ops, stop_gradient_ops, pending):
@@ -136,7 +141,10 @@ def _set_grad(grads, tensor, grad):
     if op_grads is None:
         op_grads = [[] for _ in tensor.op.outputs]
         grads[tensor.op] = op_grads
-    op_grads[tensor.value_index].append(grad)
+    if isinstance(op_grads[tensor.value_index], list):
+        op_grads[tensor.value_index].append(grad)
+    else:  # a loop Switch visited again: its first visit aggregated this slot already
+        op_grads[tensor.value_index] = grad
 
 
 def _zeros_like(t):
@@ -212,6 +220,9 @@ def _aggregated_grads(graph, grads, op, aggregation_method):
     out_grads = grads.get(op) or [[] for _ in op.outputs]
     result = []
     for out_grad in out_grads:
+        if not isinstance(out_grad, list):  # aggregated at a loop Switch's first visit
+            result.append(out_grad)
+            continue
         present = [g for g in out_grad if g is not None]
         if not present:
             result.append(None)
@@ -276,7 +287,6 @@ def gradients(
 ):
     """Symbolic partial derivatives of ``sum(ys)`` with respect to each of ``xs``: one
     Tensor (or IndexedSlices) per x, None where ys do not depend on x."""
-    from tfcompat.ops import control_flow_ops
 
     try:
         unconnected = UnconnectedGradients(unconnected_gradients)
@@ -302,7 +312,7 @@ def gradients(
         to_ops = [t.op for t in ys]
         from_ops = [t.op for t in xs]
         stop_gradient_ops = [t.op for t in stop_gradients]
-        reachable_to_ops, pending = _pending_counts(to_ops, from_ops)
+        reachable_to_ops, pending, cf_state = _pending_counts(to_ops, from_ops, graph)
         grads = {}
         for y, grad_y in zip(ys, grad_ys):
             _set_grad(grads, y, grad_y)
@@ -312,47 +322,101 @@ def gradients(
             if pending[op] == 0 and op not in queued and op in reachable_to_ops:
                 queued.add(op)
                 queue.append(op)
-        stop_ops = _stop_ops(from_ops, stop_gradient_ops, pending)
-        while queue:
-            op = queue.popleft()
-            out_grads = _aggregated_grads(graph, grads, op, aggregation_method)
-            grads[op] = list(out_grads)  # aggregated once; xs read them from here
-            has_out_grads = any(g is not None for g in out_grads)
-            grad_fn = None
-            if has_out_grads and op not in stop_ops:
-                grad_fn = get_gradient_function(op)
-            if grad_fn is not None and has_out_grads:
-                for i, out_grad in enumerate(out_grads):
-                    if out_grad is None and is_trainable(op.outputs[i]):
-                        out_grads[i] = _zeros_for_unused_output(op.outputs[i])
-                with graph.name_scope(op.name + "_grad"):
-                    in_grads = _as_list(grad_fn(op, *out_grads))
-                    _verify(in_grads, op)
-                    if gate_gradients and sum(g is not None for g in in_grads) > 1:
-                        with graph.device(None), graph.colocate_with(None, ignore_existing=True):
-                            in_grads = control_flow_ops.tuple_(in_grads)
-            else:
-                in_grads = [None] * len(op.inputs)
-            for i, (t_in, in_grad) in enumerate(zip(op.inputs, in_grads)):
-                if in_grad is None:
-                    continue
-                if isinstance(in_grad, Tensor) and t_in.dtype != dtypes.resource:
-                    try:
-                        in_grad.set_shape(t_in.shape)
-                    except ValueError:
-                        raise ValueError(
-                            "Incompatible shapes between op input and calculated input "
-                            f"gradient. Forward operation: {op.name}. Input index: {i}. "
-                            f"Original input shape: {t_in.shape}. Calculated input gradient "
-                            f"shape: {in_grad.shape}"
-                        ) from None
-                _set_grad(grads, t_in, in_grad)
-            for t in op.inputs:
-                pending[t.op] -= 1
-                if pending[t.op] == 0:
-                    queue.append(t.op)
+        with cf_state.active():  # control-flow gradient functions find the state here
+            for y in cf_state.unused_exits(pending, queued):
+                if is_trainable(y):
+                    _set_grad(grads, y, cf_state.zeros_for_exit(y))
+                    queue.append(y.op)
+            stop_ops = _stop_ops(from_ops, stop_gradient_ops, pending)
+            while queue:
+                op = queue.popleft()
+                _backprop_op(
+                    graph, op, grads, stop_ops, cf_state, aggregation_method, gate_gradients
+                )
+                _update_pending_and_enqueue(grads, op, queue, pending, cf_state)
+            cf_state.post_process()
         _ = grad_scope
         return [_get_grad(grads, x, unconnected) for x in xs]
+
+
+def _backprop_op(graph, op, grads, stop_ops, cf_state, aggregation_method, gate_gradients):
+    """Builds ``op``'s gradient function's ops and records its inputs' gradients."""
+    from tfcompat.ops import control_flow_ops
+
+    with cf_state.grad_scope(op, before=True):
+        out_grads = _aggregated_grads(graph, grads, op, aggregation_method)
+    grads[op] = list(out_grads)  # aggregated once; xs read them from here
+    has_out_grads = any(g is not None for g in out_grads)
+    grad_fn = None
+    if has_out_grads and op not in stop_ops:
+        grad_fn = get_gradient_function(op)
+    with cf_state.grad_scope(op, before=False):
+        if grad_fn is not None and has_out_grads:
+            for i, out_grad in enumerate(out_grads):
+                if out_grad is None and is_trainable(op.outputs[i]):
+                    out_grads[i] = cf_state.zeros_like(op, i, _zeros_for_unused_output)
+            with graph.name_scope(op.name + "_grad"):
+                in_grads = _as_list(grad_fn(op, *out_grads))
+                _verify(in_grads, op)
+                if gate_gradients and sum(g is not None for g in in_grads) > 1:
+                    with graph.device(None), graph.colocate_with(None, ignore_existing=True):
+                        in_grads = control_flow_ops.tuple_(in_grads)
+        else:
+            in_grads = [None] * len(op.inputs)
+    for i, (t_in, in_grad) in enumerate(zip(op.inputs, in_grads)):
+        if in_grad is None:
+            continue
+        if isinstance(in_grad, Tensor) and t_in.dtype != dtypes.resource:
+            try:
+                in_grad.set_shape(t_in.shape)
+            except ValueError:
+                raise ValueError(
+                    "Incompatible shapes between op input and calculated input "
+                    f"gradient. Forward operation: {op.name}. Input index: {i}. "
+                    f"Original input shape: {t_in.shape}. Calculated input gradient "
+                    f"shape: {in_grad.shape}"
+                ) from None
+        _set_grad(grads, t_in, in_grad)
+
+
+def _has_any_grads(grads, op):
+    for out_grad in grads.get(op) or ():
+        if isinstance(out_grad, list):
+            if any(g is not None for g in out_grad):
+                return True
+        elif out_grad is not None:
+            return True
+    return False
+
+
+def _update_pending_and_enqueue(grads, op, queue, pending, cf_state):
+    """Counts ``op``'s report to each input's op and queues those now ready. In loops
+    (TF's rules): a loop Switch is ready at its first report (from its Exit); a loop's
+    exits wait for each other, then the unused ones get zeros (or nothing, if no exit has
+    a gradient)."""
+    for t in op.inputs:
+        x = t.op
+        pending[x] -= 1
+        ready = pending[x] == 0
+        if not ready and cf_state.has_loops:
+            ready = pending[x] > 0 and cf_state.is_loop_switch(x)
+        if not ready:
+            continue
+        loop = cf_state.loop_state_of_exit(x)
+        if loop is None:
+            queue.append(x)
+            continue
+        loop.deferred_exits.append(t)
+        loop.pending_exits_count -= 1
+        if loop.pending_exits_count:
+            continue
+        with_grads = [y for y in loop.deferred_exits if _has_any_grads(grads, y.op)]
+        loop.unused_exits.extend(y for y in loop.deferred_exits if y not in with_grads)
+        queue.extend(y.op for y in with_grads)
+        for y in loop.unused_exits:
+            if with_grads and is_trainable(y):
+                _set_grad(grads, y, cf_state.zeros_for_exit(y))
+            queue.append(y.op)
 
 
 def _verify(in_grads, op):
