@@ -71,6 +71,7 @@ from tfcompat import initializers  # noqa: F401 - tf.*_initializer, tf.initializ
 from tfcompat.ops import partitioned_variables  # noqa: F401 - partitioners
 from tfcompat.variable_scope import AUTO_REUSE  # noqa: F401 - tf.variable_scope, get_variable
 from tfcompat.ops import conv_ops, pooling_ops  # noqa: F401 - convolution and pooling
+from tfcompat.ops import batch_norm_ops, dropout_ops  # noqa: F401 - tf.nn batch norm, dropout
 from tfcompat.client.session import (  # noqa: F401
     InteractiveSession,
     Session,
@@ -88,6 +89,7 @@ from tfcompat import variables as _variables  # noqa: F401
 from tfcompat.ops import clip_ops, training_ops  # noqa: F401
 from tfcompat import train  # noqa: F401 - tf.train
 from tfcompat import losses  # noqa: F401 - tf.losses
+from tfcompat import layers  # noqa: F401 - tf.layers
 from tfcompat.compat_mode import (  # noqa: F401
     disable_eager_execution,
     disable_v2_behavior,
