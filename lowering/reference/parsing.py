@@ -1,0 +1,1 @@
+"""Numpy kernels of the Example-parsing ops."""
