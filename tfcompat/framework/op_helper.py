@@ -123,7 +123,12 @@ def _bind_inputs(op_def, keywords):
                 )
             for v in values:
                 if is_tensor_like(v):
-                    attrs[arg.type_attr] = convert_to_tensor(v).dtype.base_dtype
+                    # Read the dtype without converting: converting an IndexedSlices here
+                    # would add its densifying ops outside the op's scope (and twice).
+                    known = getattr(v, "dtype", None)
+                    if known is None:
+                        known = convert_to_tensor(v).dtype
+                    attrs[arg.type_attr] = dtypes.as_dtype(known).base_dtype
                     break
     inputs = []
     for arg in op_def.inputs:
