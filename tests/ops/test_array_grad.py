@@ -44,6 +44,12 @@ CASES = {
     "concat": ((3, 4), lambda x: tf.concat([x, 2.0 * x, x[:, :1]], 1)),
     "concat_axis0": ((3, 4), lambda x: tf.concat([x, x[:1]], 0)),
     "concat_neg_axis": ((3, 4), lambda x: tf.concat([x, 3.0 * x], -1)),
+    "concat_sparse_grad_axis0": (
+        (3, 4),
+        lambda x: tf.gather(tf.concat([x, 2.0 * x], 0), [4, 0, 4]),
+    ),
+    "concat_sparse_grad_axis1": ((3, 4), lambda x: tf.gather(tf.concat([x, 2.0 * x], 1), [2, 0])),
+    "tile_sparse_grad": ((3, 4), lambda x: tf.gather(tf.tile(x, [2, 1]), [5, 0, 5])),
     "concat_17": ((3, 2), lambda x: tf.concat([x * float(i) for i in range(17)], 1)),
     "split": ((3, 4), lambda x: tf.split(x, 2, 1)[1]),
     "split_all": ((4, 3), lambda x: tf.concat(tf.split(x, 2, 0)[::-1], 1)),

@@ -36,6 +36,10 @@ DENSE = {
     "gather_nd": lambda tf, x: tf.gather_nd(x, [[0, 1], [2, 2], [0, 1]]),
     "band_part": lambda tf, x: tf.linalg.band_part(x, 1, 0),
     "identity_n": lambda tf, x: tf.identity_n([x, x])[1],
+    # IndexedSlices reaching concat and tile gradients (a gather of their output)
+    "concat_sparse_axis0": lambda tf, x: tf.gather(tf.concat([x, 2.0 * x], 0), [4, 0, 4]),
+    "concat_sparse_axis1": lambda tf, x: tf.gather(tf.concat([x, 2.0 * x], 1), [2, 0]),
+    "tile_sparse": lambda tf, x: tf.gather(tf.tile(x, [2, 1]), [5, 0, 5]),
 }
 
 
@@ -51,6 +55,10 @@ def _dense_program(build, dynamic):
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "unknown_batch"])
 @pytest.mark.parametrize("name", sorted(DENSE))
 def test_gradient_values_match_tf(name, dynamic):
+    if name == "concat_sparse_axis0" and dynamic:
+        # TF selects the rows with Where (a host op here): the shapes reaching the next
+        # device segment are run-time values, which UnsortedSegmentSum cannot size.
+        pytest.xfail("sparse concat gradient along axis 0 needs static shapes under XLA")
     assert_parity(_dense_program(DENSE[name], dynamic), rtol=1e-5, atol=1e-5)
 
 
