@@ -79,7 +79,9 @@ def prune(fetches, targets, feeds):
             if t not in feeds and t.op not in needed:
                 stack.append(t.op)
         for c in op.control_inputs:
-            if c not in needed:
+            # A control input whose outputs are all fed is satisfied by the feed (as in
+            # TF): running it would e.g. evaluate a fed Placeholder.
+            if c not in needed and not (c.outputs and all(t in feeds for t in c.outputs)):
                 stack.append(c)
     return needed
 
