@@ -1,0 +1,33 @@
+"""``tf.metrics``: TF1 streaming metrics. Each returns ``(value, update_op)``; running sums
+live in local variables (``tf.local_variables_initializer()`` resets them)."""
+
+from tfcompat.metrics.confusion import (  # noqa: F401
+    auc,
+    false_negatives,
+    false_negatives_at_thresholds,
+    false_positives,
+    false_positives_at_thresholds,
+    precision,
+    precision_at_thresholds,
+    recall,
+    recall_at_thresholds,
+    sensitivity_at_specificity,
+    specificity_at_sensitivity,
+    true_negatives,
+    true_negatives_at_thresholds,
+    true_positives,
+    true_positives_at_thresholds,
+)
+from tfcompat.metrics.metrics_impl import (  # noqa: F401
+    accuracy,
+    mean,
+    mean_absolute_error,
+    mean_cosine_distance,
+    mean_iou,
+    mean_per_class_accuracy,
+    mean_relative_error,
+    mean_squared_error,
+    mean_tensor,
+    percentage_below,
+    root_mean_squared_error,
+)
