@@ -22,6 +22,7 @@ from tfcompat.framework import graph as graph_lib
 from tfcompat.framework.op_helper import convert_to_tensor
 from tfcompat.framework.tensor import Operation, Tensor
 from tfcompat.framework.tensor_shape import TensorShape
+from tfcompat.layers.utils import dims_text
 from tfcompat.util.tf_export import tf_export
 
 # graph -> {base name: count}: Keras's per-graph layer name numbering.
@@ -140,14 +141,14 @@ def _check_one_input(index, x, spec, layer_name):
     if spec.ndim is not None and not spec.allow_last_axis_squeeze and ndim != spec.ndim:
         raise ValueError(
             f"{prefix}expected ndim={spec.ndim}, found ndim={ndim}. "
-            f"Full shape received: {_shape_text(shape)}"
+            f"Full shape received: {dims_text(shape)}"
         )
     if spec.max_ndim is not None and ndim > spec.max_ndim:
         raise ValueError(f"{prefix}expected max_ndim={spec.max_ndim}, found ndim={ndim}")
     if spec.min_ndim is not None and ndim < spec.min_ndim:
         raise ValueError(
             f"{prefix}expected min_ndim={spec.min_ndim}, found ndim={ndim}. "
-            f"Full shape received: {_shape_text(shape)}"
+            f"Full shape received: {dims_text(shape)}"
         )
     if spec.dtype is not None and x.dtype.name != spec.dtype:
         raise ValueError(f"{prefix}expected dtype={spec.dtype}, found dtype={x.dtype}")

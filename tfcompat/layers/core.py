@@ -56,7 +56,7 @@ class Dense(Layer):
         if not (dtype.is_floating or dtype.is_complex):
             raise TypeError(
                 "A Dense layer can only be built with a floating-point dtype. "
-                f"Received: dtype={dtype!r}"
+                f"Received: dtype=<dtype: '{dtype.name}'>"
             )
         input_shape = TensorShape(input_shape)
         last_dim = input_shape.as_list()[-1] if input_shape.rank else None

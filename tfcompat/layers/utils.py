@@ -61,8 +61,9 @@ def convert_data_format(data_format, ndim):
 
 
 def normalize_tuple(value, n, name, allow_zero=False):
-    """An int or an iterable of ``n`` ints as a tuple of ``n`` ints (Keras's checks)."""
-    error = f"The `{name}` argument must be a tuple of {n} integers. Received {name}={value}"
+    """An int or an iterable of ``n`` ints as a tuple of ``n`` ints (Keras's checks and
+    messages)."""
+    error = f"The `{name}` argument must be a tuple of {n} integers. Received: {value}"
     if isinstance(value, int):
         values = (value,) * n
     else:
@@ -77,15 +78,24 @@ def normalize_tuple(value, n, name, allow_zero=False):
                 int(single)
             except (ValueError, TypeError):
                 raise ValueError(
-                    f"{error} including element {single} of type {type(single)}"
+                    f"{error}including element {single} of type {type(single)}"
                 ) from None
-    bad = [v for v in values if v < 0 or (v == 0 and not allow_zero)]
+    bad = {v for v in values if v < 0 or (v == 0 and not allow_zero)}
     if bad:
         requirement = ">= 0" if allow_zero else "> 0"
         raise ValueError(
-            f"{error} including values {set(bad)} that do not satisfy `value {requirement}`."
+            f"{error} including {bad} that does not satisfy the requirement `{requirement}`."
         )
     return values
+
+
+def dims_text(shape):
+    """``tuple(shape)`` as TF1 prints it in messages: ``(Dimension(None), Dimension(3))``."""
+    return (
+        "("
+        + ", ".join(f"Dimension({d})" for d in shape.as_list())
+        + (",)" if shape.rank == 1 else ")")
+    )
 
 
 def normalize_padding(value):

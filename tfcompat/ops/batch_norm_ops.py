@@ -269,5 +269,6 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
         inv = math_ops.rsqrt(variance + variance_epsilon)
         if scale is not None:
             inv *= scale
+        scaled = x * math_ops.cast(inv, x.dtype)  # built before the shift, as in TF
         shift = offset - mean * inv if offset is not None else -mean * inv
-        return x * math_ops.cast(inv, x.dtype) + math_ops.cast(shift, x.dtype)
+        return scaled + math_ops.cast(shift, x.dtype)

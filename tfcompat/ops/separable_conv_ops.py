@@ -1,0 +1,50 @@
+"""``tf.nn.separable_conv2d``: a depthwise convolution (``<scope>/depthwise``) followed by
+a 1x1 pointwise ``Conv2D`` named by the scope, as TF 2.21 builds it (dilation rate 1; TF
+builds larger rates with SpaceToBatchND, which tfcompat does not implement)."""
+
+from __future__ import annotations
+
+from tfcompat.framework.op_helper import convert_to_tensor
+from tfcompat.framework.scopes import name_scope
+from tfcompat.ops import conv_ops
+from tfcompat.ops.conv_ops import deprecated_argument_lookup
+from tfcompat.ops.nn_ops import with_rank
+from tfcompat.util.tf_export import tf_export
+
+
+@tf_export("nn.separable_conv2d")
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, rate=None,  # noqa: A002
+                     name=None, data_format=None, dilations=None):  # fmt: skip
+    """Depthwise-separable 2-D convolution: ``depthwise_filter`` ``[h, w, in, multiplier]``
+    convolves each channel, then ``pointwise_filter`` ``[1, 1, in * multiplier, out]``
+    mixes channels."""
+    from tfcompat.ops import array_ops
+
+    rate = deprecated_argument_lookup("dilations", dilations, "rate", rate)
+    with name_scope(name, "separable_conv2d", [input, depthwise_filter, pointwise_filter]) as scope:
+        input = convert_to_tensor(input, name="tensor_in")  # noqa: A001
+        depthwise_filter = convert_to_tensor(depthwise_filter, name="depthwise_filter")
+        pointwise_filter = convert_to_tensor(pointwise_filter, name="pointwise_filter")
+        pointwise_shape = with_rank(pointwise_filter.shape, 4).as_list()
+        for dim in pointwise_shape[:2]:
+            if dim not in (None, 1):
+                raise ValueError(f"Dimensions {dim} and 1 are not compatible")
+        rate = [1, 1] if rate is None else rate
+        array_ops.shape(depthwise_filter)  # TF passes the filter's shape to with_space_to_batch
+        conv_ops._unit_dilation(rate, scope)
+        depthwise = conv_ops.depthwise_conv2d_native(
+            input,
+            depthwise_filter,
+            strides,
+            padding,
+            data_format=data_format or "NHWC",
+            name="depthwise",
+        )
+        return conv_ops.conv2d(
+            depthwise,
+            pointwise_filter,
+            [1, 1, 1, 1],
+            padding="VALID",
+            data_format=data_format or "NHWC",
+            name=scope,
+        )
