@@ -73,6 +73,7 @@ from tfcompat.variable_scope import AUTO_REUSE  # noqa: F401 - tf.variable_scope
 from tfcompat.ops import conv_ops, pooling_ops  # noqa: F401 - convolution and pooling
 from tfcompat.ops import batch_norm_ops, dropout_ops  # noqa: F401 - tf.nn batch norm, dropout
 from tfcompat.ops import lookup_ops, string_ops  # noqa: F401 - host ops: strings, tables
+from tfcompat.lib.io import tf_record as _tf_record  # noqa: F401 - tf.io TFRecord files
 from tfcompat.client.session import (  # noqa: F401
     InteractiveSession,
     Session,

@@ -1,0 +1,1 @@
+"""Library code without graph ops (TF's ``python/lib``)."""
