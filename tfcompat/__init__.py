@@ -74,6 +74,7 @@ from tfcompat.ops import conv_ops, pooling_ops  # noqa: F401 - convolution and p
 from tfcompat.ops import batch_norm_ops, dropout_ops  # noqa: F401 - tf.nn batch norm, dropout
 from tfcompat.ops import lookup_ops, string_ops  # noqa: F401 - host ops: strings, tables
 from tfcompat.lib.io import tf_record as _tf_record  # noqa: F401 - tf.io TFRecord files
+from tfcompat.ops import parsing_ops as _parsing_ops  # noqa: F401 - tf.train.Example
 from tfcompat.client.session import (  # noqa: F401
     InteractiveSession,
     Session,
