@@ -292,7 +292,10 @@ def selected_shape(layout: Layout) -> list:
 def apply_layout(x, layout: Layout):
     """``x[layout]`` for a numpy-style array ``x`` (numpy or jax.numpy): basic indexing with
     the canonical indices, then a reshape that drops shrunk dims and adds new axes."""
-    return x[layout_index(layout)].reshape(layout.final_shape)
+    out = x[layout_index(layout)]
+    if not hasattr(out, "reshape"):  # one element of an object (string) array: a bytes
+        out = np.asarray(out, dtype=object)
+    return out.reshape(layout.final_shape)
 
 
 def _fold_strided_slice(op, index):
