@@ -16,6 +16,7 @@ made unique under the current name scope. So re-entering a scope object under
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import enum
 import functools
@@ -48,9 +49,17 @@ def no_regularizer(_):
     return None
 
 
+@contextlib.contextmanager
 def _init_scope(graph):
-    """TF's ``init_scope`` in graph mode: same name scope, no control dependencies."""
-    return graph.control_dependencies(None)
+    """TF's ``init_scope`` in graph mode: same name scope, no control dependencies, and no
+    control-flow context: a variable created in a loop body or cond branch (an RNN cell
+    built inside ``dynamic_rnn``'s loop) lives outside it, so its ops are marked to stay
+    out of the region that adopts the body's ops."""
+    start = len(graph.get_operations())
+    with graph.control_dependencies(None):
+        yield
+    for op in graph.get_operations()[start:]:
+        op._cf_outside = True
 
 
 def _needs_no_arguments(fn) -> bool:
