@@ -274,6 +274,13 @@ def _scope(name, default):
 def shape_internal(input, name=None, optimize=True, out_type=None):  # noqa: A002
     """``tf.shape``; a fully defined static shape folds into a ``Const`` as in TF."""
     with _scope(name, "Shape") as scope:
+        from tfcompat.framework import sparse_tensor
+
+        if sparse_tensor.is_sparse(input):  # TF: the dense_shape, cast to out_type
+            from tfcompat.ops import math_ops
+
+            dense_shape = sparse_tensor.SparseTensor.from_value(input).dense_shape
+            return math_ops.cast(dense_shape, out_type or dtypes.int32)
         input = convert_to_tensor(input)
         if optimize and input.shape.is_fully_defined():
             if out_type is None:
