@@ -12,6 +12,7 @@ from tfcompat import initializers
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.layers import utils
 from tfcompat.layers.base import InputSpec, Layer
+from tfcompat.ops import separable_conv_ops  # noqa: F401 - publishes tf.nn.separable_conv2d
 from tfcompat.util.tf_export import tf_export
 
 # TF's default bias initializer (one shared instance, as TF's signature default is).
@@ -368,7 +369,7 @@ class SeparableConv2D(Conv2D):
         self.built = True
 
     def call(self, inputs):
-        from tfcompat.ops import nn_ops, separable_conv_ops
+        from tfcompat.ops import nn_ops
 
         strides = (1, 1) + self.strides if self._channels_first else (1,) + self.strides + (1,)
         outputs = separable_conv_ops.separable_conv2d(

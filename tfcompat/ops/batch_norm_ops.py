@@ -22,6 +22,7 @@ from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import apply_op, convert_to_tensor
 from tfcompat.framework.scopes import name_scope
 from tfcompat.framework.tensor_shape import TensorShape
+from tfcompat.ops import batch_norm_grad_grad  # noqa: F401 - second derivatives
 from tfcompat.ops.nn_ops import merge_dim, with_rank
 from tfcompat.util.tf_export import tf_export
 
