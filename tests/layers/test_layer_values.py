@@ -60,6 +60,9 @@ _LAYER_CASES = {
         bias_initializer=_const(tf, (2,), 2))),
     "conv2d_transpose same": (X4, lambda tf, x: tf.layers.conv2d_transpose(
         x, 2, 2, strides=2, padding="same", kernel_initializer=_const(tf, (2, 2, 2, 3), 1))),
+    "conv2d_transpose channels_first": (X4, lambda tf, x: tf.layers.conv2d_transpose(
+        x, 2, 3, strides=2, padding="same", data_format="channels_first",
+        kernel_initializer=_const(tf, (3, 3, 2, 6), 1))),
     "separable_conv2d": (X4, lambda tf, x: tf.layers.separable_conv2d(
         x, 4, 3, depth_multiplier=2, padding="same",
         depthwise_initializer=_const(tf, (3, 3, 3, 2), 1),
