@@ -4,7 +4,9 @@ Convolutions are ``lax.conv_general_dilated`` with the op's data format as dimen
 numbers and TF's padding (SAME splits the total padding with the smaller half first, as
 XLA's SAME does). The backprop ops are the linear transposes of the forward convolution
 (``jax.linear_transpose``), which XLA emits as convolutions with dilated inputs or flipped,
-transposed kernels: the same HLO a hand-written transposed convolution gives.
+transposed kernels: the same HLO a hand-written transposed convolution gives. Filter
+gradients are summed over batch chunks, which XLA:CPU runs 2-3x faster than one convolution
+over the whole batch (``_filter_grad``; measured with ``bench/conv_lowering.py``).
 
 Pooling gradients avoid ``select_and_scatter`` (what ``jax.vjp`` of a max ``reduce_window``
 gives), which XLA's CPU backend runs slowly. ``MaxPoolGrad`` routes each output gradient to
@@ -18,7 +20,10 @@ alone, two runs on a shared 2-core machine): 2x2/2 VALID: select_and_scatter 79-
 offset scheme 2.1-2.9 ms (28-37x); 3x3/2 SAME: 133-142 ms vs 4.9-13.5 ms (10-29x). A
 reshape scheme for windows that tile the input (``[..., out, window, ...]``, compare with
 the window maximum, take the smallest in-window index) took 7.8 ms on the 2x2/2 case,
-slower than the offsets, so only the offset scheme is kept.
+slower than the offsets. Disjoint windows (stride == window, no padding) still take a
+reshaped form (``_first_max_tiled``): the offsets' first-maximum index, then one
+elementwise select over ``[out, window, ...]``, 0.6 vs 1.0 ms alone and, unlike the
+scattered shares, fusing into a training step's consumers of the gradient.
 """
 
 from __future__ import annotations
@@ -170,13 +175,61 @@ def _backprop_input_rule(depthwise):
     return rule
 
 
+# Filter gradients are summed over batch chunks of at most this many input plus
+# out_backprop elements (1 MiB of float32), in at most _MAX_CHUNKS chunks.
+_CHUNK_ELEMENTS = 1 << 18
+_MAX_CHUNKS = 16
+# Chunked sums in these dtypes only: 16-bit partial sums would each be rounded.
+_CHUNKED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def batch_chunks(batch: int, per_example: int):
+    """``[(start, stop), ...]`` splitting ``batch`` into chunks of ``per_example``-sized
+    examples: the largest power of two of them that fits ``_CHUNK_ELEMENTS`` (at least one,
+    and at most ``_MAX_CHUNKS`` chunks); the last chunk may be smaller."""
+    fits = max(1, _CHUNK_ELEMENTS // max(per_example, 1))
+    size = max(1 << (fits.bit_length() - 1), -(-batch // _MAX_CHUNKS))
+    return [(start, min(start + size, batch)) for start in range(0, batch, size)]
+
+
+def _filter_grad(f, x, w_shape, grad, batch_axis):
+    """``d f(x, w) / d w`` applied to ``grad``: the linear transpose of ``f`` in ``w``,
+    summed over batch chunks.
+
+    XLA:CPU emits a filter gradient as one convolution whose window is the whole output
+    (14x14 for the LeNet bench's second layer, contracting over batch and space), which its
+    convolution kernels run 2-3x slower than the forward convolution of the same FLOPs.
+    Splitting the batch into chunks whose input + out_backprop fit ``_CHUNK_ELEMENTS``
+    (about L2-sized) and summing the per-chunk gradients is faster: ``bench/conv_lowering.py``
+    on the shared 2-core CPU, min ms over 5x8 runs, chunks of 64 / 32 / 16 / 8 / 4 examples:
+    [64,14,14,32] -> 5x5x32x64: 34.7 / 17.6 / 12.8 / 11.7 / 10.8 (the heuristic picks 8);
+    [64,28,28,1] -> 5x5x1x32: 2.2 / 2.2 / 1.3 / 1.4 / 1.4 (picks 8);
+    [16,56,56,64] -> 3x3x64x64 by 16 / 2 / 1 examples: 122 / 52 / 45 (picks 1).
+    The same held for float64 (91 -> 36 ms), NCHW (40 -> 12) and depthwise (17 -> 7).
+    The chunks stay unrolled: a ``lax.scan`` / ``fori_loop`` over them took 40x longer, as
+    convolutions inside loops miss XLA:CPU's library kernels.
+    """
+    w_aval = jax.ShapeDtypeStruct(w_shape, grad.dtype)
+    batch = x.shape[batch_axis]
+    chunks = [(0, batch)]
+    if np.dtype(grad.dtype) in _CHUNKED_DTYPES and batch > 1:
+        per_example = (x.size + grad.size) // batch
+        chunks = batch_chunks(batch, per_example)
+    total = None
+    for start, stop in chunks:
+        xs = lax.slice_in_dim(x, start, stop, axis=batch_axis)
+        gs = lax.slice_in_dim(grad, start, stop, axis=batch_axis)
+        (dw,) = jax.linear_transpose(lambda w, xs=xs: f(xs, w), w_aval)(gs)
+        total = dw if total is None else total + dw
+    return total
+
+
 def _backprop_filter_rule(depthwise):
     def rule(ctx, op, x, sizes, grad):
         w_shape = tuple(static_ints(op, 1, sizes))
+        batch_axis, _, _ = data_layout(op.attrs["data_format"], x.ndim)
         f = _conv_fn(op, x.shape, w_shape, depthwise)
-        w_aval = jax.ShapeDtypeStruct(w_shape, grad.dtype)
-        (dw,) = jax.linear_transpose(lambda w: f(x, w), w_aval)(grad)
-        return dw
+        return _filter_grad(f, x, w_shape, grad, batch_axis)
 
     return rule
 
@@ -289,9 +342,38 @@ def _first_max_general(x, grad, ksize, strides, pads):
     return lax.slice(total, [lo for lo, _ in pads], [lo + s for s, (lo, _) in zip(x.shape, pads)])
 
 
+def _tiles_input(ksize, strides, pads):
+    """Whether the windows are disjoint and unpadded (stride == window on every axis), so
+    each input element lies in at most one window."""
+    return all(k == s for k, s in zip(ksize, strides)) and all(p == (0, 0) for p in pads)
+
+
+def _first_max_tiled(x, grad, ksize, strides, pads):
+    """Disjoint windows: the gradient is ``grad`` broadcast over each window, kept at the
+    first maximum's offset, as one elementwise expression over ``[out0, k0, out1, k1, ...]``
+    (elements past the last full window get zero).
+
+    In the training step each scattered share of the offset scheme below becomes its own
+    full-size buffer once the result has several consumers (the batch chunks of the filter
+    gradient), which cost the LeNet bench's first layer 4 extra passes over [64,28,28,32];
+    this form fuses into its consumers."""
+    index = first_max_index(x, ksize, strides, pads, grad.shape)
+    spread = [d for n in grad.shape for d in (n, 1)]
+    offset = np.arange(int(np.prod(ksize)), dtype=np.int32).reshape(ksize)
+    offset = offset.reshape([d for k in ksize for d in (1, k)])
+    share = jnp.where(
+        index.reshape(spread) == offset, grad.reshape(spread), jnp.zeros((), grad.dtype)
+    )
+    covered = share.reshape([n * k for n, k in zip(grad.shape, ksize)])
+    rest = [(0, size - n * k, 0) for size, n, k in zip(x.shape, grad.shape, ksize)]
+    return lax.pad(covered, jnp.zeros((), grad.dtype), rest)
+
+
 def max_pool_grad(x, grad, ksize, strides, pads):
     """Gradient of max pooling: each output's gradient added at the first maximum of its
     window."""
+    if _tiles_input(ksize, strides, pads):
+        return _first_max_tiled(x, grad, ksize, strides, pads)
     return _first_max_general(x, grad, ksize, strides, pads)
 
 

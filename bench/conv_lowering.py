@@ -1,0 +1,120 @@
+"""Micro-benchmark of the convolution lowerings on CPU (see ``lowering/conv.py``).
+
+On the LeNet bench's shapes (batch 64: 28x28x1 -> 32 and 14x14x32 -> 64, 5x5 SAME), times
+each jitted piece of the training step alone: the forward convolution, the input gradient,
+the filter gradient as one convolution and summed over batch chunks of several sizes (the
+lowering's pick marked ``*``), and the 2x2/2 max-pool gradient by window offsets and by
+the disjoint-window form. Variants of one case run interleaved, in rounds, so that load
+from other processes hits them alike; prints min / median ms.
+
+    python bench/conv_lowering.py [--rounds N] [--repeats N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from lowering import conv
+
+# (batch, size, in channels, out channels, window)
+CONV_CASES = {"conv1": (64, 28, 1, 32, 5), "conv2": (64, 14, 32, 64, 5)}
+POOL_CASES = {"pool1": (64, 28, 28, 32), "pool2": (64, 14, 14, 64)}
+CHUNK_SIZES = (32, 16, 8, 4)
+
+
+def _times(fn, args, repeats):
+    out = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        jax.block_until_ready(fn(*args))
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def _compare(title, variants, args, rounds, repeats):
+    """Checks that the variants agree, then times them interleaved; prints min/median."""
+    jitted = {name: jax.jit(fn) for name, fn in variants.items()}
+    values = {name: np.asarray(fn(*args)) for name, fn in jitted.items()}
+    first = next(iter(values.values()))
+    for name, value in values.items():
+        scale = np.abs(first).max()
+        np.testing.assert_allclose(value, first, rtol=2e-4, atol=2e-4 * scale, err_msg=name)
+    samples = {name: [] for name in jitted}
+    for _ in range(rounds):
+        for name, fn in jitted.items():
+            samples[name] += _times(fn, args, repeats)
+    cells = [f"{name} {min(t) * 1e3:.1f}/{np.median(t) * 1e3:.1f}" for name, t in samples.items()]
+    print(f"{title}: " + "  ".join(cells), flush=True)
+
+
+def _conv_variants(batch, size, cin, cout, k):
+    pad = (k - 1) // 2
+    pads = [(pad, k - 1 - pad)] * 2
+
+    def f(x, w):
+        return lax.conv_general_dilated(
+            x, w, (1, 1), pads, dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )
+
+    w_shape = (k, k, cin, cout)
+    w_aval = jax.ShapeDtypeStruct(w_shape, jnp.float32)
+
+    def filter_grad(x, g):
+        return jax.linear_transpose(lambda w: f(x, w), w_aval)(g)[0]
+
+    def chunked(n):
+        def run(x, g):
+            parts = [filter_grad(x[i : i + n], g[i : i + n]) for i in range(0, batch, n)]
+            return sum(parts[1:], parts[0])
+
+        return run
+
+    def input_grad(w, g):
+        x_aval = jax.ShapeDtypeStruct((batch, size, size, cin), jnp.float32)
+        return jax.linear_transpose(lambda x: f(x, w), x_aval)(g)[0]
+
+    per_example = size * size * (cin + cout)
+    pick = conv.batch_chunks(batch, per_example)[0][1]
+    filters = {f"chunks of {batch}": filter_grad}
+    for n in CHUNK_SIZES:
+        filters[f"{n}{'*' if n == pick else ''}"] = chunked(n)
+    return f, input_grad, filters
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=8)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+
+    def sample(*shape):
+        return jnp.asarray(rng.normal(size=shape).astype(np.float32))
+
+    timing = (args.rounds, args.repeats)
+    for name, (batch, size, cin, cout, k) in CONV_CASES.items():
+        x, w = sample(batch, size, size, cin), sample(k, k, cin, cout)
+        g = sample(batch, size, size, cout)
+        forward, input_grad, filters = _conv_variants(batch, size, cin, cout, k)
+        _compare(f"{name} forward", {"conv": forward}, (x, w), *timing)
+        _compare(f"{name} input grad", {"conv": input_grad}, (w, g), *timing)
+        _compare(f"{name} filter grad", filters, (x, g), *timing)
+    window, pads = [1, 2, 2, 1], [(0, 0)] * 4
+    for name, shape in POOL_CASES.items():
+        x = sample(*shape)
+        g = sample(*conv.max_pool(x, window, window, pads).shape)
+        variants = {
+            "offsets": lambda x, g: conv._first_max_general(x, g, window, window, pads),
+            "disjoint": lambda x, g: conv._first_max_tiled(x, g, window, window, pads),
+        }
+        _compare(f"{name} max-pool grad", variants, (x, g), *timing)
+
+
+if __name__ == "__main__":
+    main()
