@@ -744,6 +744,10 @@ def cast(x, dtype, name=None):
     if isinstance(x, Tensor) and base_type == x.dtype:
         return x
     with _scope(name, "Cast", [x]) as name:
+        from tfcompat.framework.sparse_tensor import SparseTensor
+
+        if isinstance(x, SparseTensor):  # TF casts the values (named as the whole cast)
+            return SparseTensor(x.indices, cast(x.values, base_type, name=name), x.dense_shape)
         x = convert_to_tensor(x, name="x")
         if x.dtype.base_dtype != base_type:
             x = apply_op("Cast", name=name, x=x, DstT=base_type).outputs[0]
