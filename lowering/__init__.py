@@ -39,6 +39,7 @@ FAMILIES = (
     "strings",
     "lookup",
     "parsing",
+    "linalg",
 )
 
 for _family in FAMILIES:

@@ -438,3 +438,9 @@ def _max_pool_grad_v2(ctx, op, x, y, grad, ksize, strides):
 @lowering("MaxPoolGradGrad", "MaxPool3DGradGrad")
 def _max_pool_grad_grad(ctx, op, x, y, grad):
     return max_pool_grad_grad(x, grad, *pool_window(op, x.shape), y.shape)
+
+
+@lowering("MaxPoolGradGradV2")
+def _max_pool_grad_grad_v2(ctx, op, x, y, grad, ksize, strides):
+    window = pool_window(op, x.shape, static_ints(op, 3, ksize), static_ints(op, 4, strides))
+    return max_pool_grad_grad(x, grad, *window, y.shape)

@@ -190,11 +190,47 @@ def _batch_matmul(ctx, op, x, y):
     return jnp.matmul(x, y, preferred_element_type=x.dtype)
 
 
+def _label_size(input_subs, inputs, label):
+    """The size of ``label`` from the first operand that has it (ellipsis-aware)."""
+    for subs, x in zip(input_subs, inputs):
+        head, _, tail = subs.partition("...")
+        if label in head:
+            return jnp.shape(x)[head.index(label)]
+        if label in tail:
+            return jnp.shape(x)[tail.index(label) - len(tail)]
+    raise ValueError(f"label {label} of the output is in no input")
+
+
+def _diagonal_output(equation, inputs):
+    """Rewrites an output with repeated labels (TF's "i->ii", which puts values on a
+    diagonal and zeros elsewhere) as an einsum with identity matrices: each repeat gets a
+    fresh label tied to the first by ``eye``. Returns (equation, extra operands)."""
+    lhs, out = equation.split("->")
+    input_subs = lhs.split(",")
+    used = set(equation)
+    fresh = iter(c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used)
+    new_out, eyes, eye_subs, seen = [], [], [], set()
+    for label in out.replace("...", "."):
+        if label != "." and label in seen:
+            twin = next(fresh)
+            size = _label_size(input_subs, inputs, label)
+            eyes.append(jnp.eye(size, dtype=inputs[0].dtype))
+            eye_subs.append(label + twin)
+            label = twin
+        seen.add(label)
+        new_out.append(label)
+    rewritten = ",".join(input_subs + eye_subs) + "->" + "".join(new_out).replace(".", "...")
+    return rewritten, eyes
+
+
 @lowering("Einsum")
 def _einsum(ctx, op, *inputs):
-    return jnp.einsum(
-        op.attrs["equation"].decode(), *inputs, preferred_element_type=inputs[0].dtype
-    )
+    equation = op.attrs["equation"].decode()
+    out = equation.split("->")[1].replace("...", "")
+    extra = []
+    if len(set(out)) < len(out):
+        equation, extra = _diagonal_output(equation, inputs)
+    return jnp.einsum(equation, *inputs, *extra, preferred_element_type=inputs[0].dtype)
 
 
 @lowering("AddN")

@@ -137,9 +137,7 @@ def _broadcast_args(ctx, op, s0, s1):
     return jnp.where(x == 1, y, x)
 
 
-@lowering("Qr")
-def _qr(ctx, op, x):
-    mode = "complete" if op.attrs["full_matrices"] else "reduced"
-    wide = jnp.promote_types(x.dtype, jnp.float32)
-    q, r = jnp.linalg.qr(jnp.asarray(x, wide), mode=mode)
-    return q.astype(x.dtype), r.astype(x.dtype)
+@lowering("RandomGammaGrad")
+def _random_gamma_grad(ctx, op, alpha, sample):
+    alpha, sample = jnp.broadcast_arrays(alpha, sample)
+    return jax.lax.random_gamma_grad(alpha, sample)

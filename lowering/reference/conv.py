@@ -335,3 +335,11 @@ def _max_pool_grad_grad_rule(ctx, op, x, y, grad):
     xl, gl = _to_channels_last(x, op), _to_channels_last(grad, op)
     out = _max_pool_grad_grad(xl, gl, _pool_geometry(op, xl.shape))
     return _from_channels_last(out, op).astype(grad.dtype)
+
+
+@reference("MaxPoolGradGradV2")
+def _max_pool_grad_grad_v2_rule(ctx, op, x, y, grad, ksize, strides):
+    xl, gl = _to_channels_last(x, op), _to_channels_last(grad, op)
+    geometry = _pool_geometry(op, xl.shape, list(ksize), list(strides))
+    out = _max_pool_grad_grad(xl, gl, geometry)
+    return _from_channels_last(out, op).astype(grad.dtype)

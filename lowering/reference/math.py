@@ -258,7 +258,36 @@ def _batch_matmul(ctx, op, x, y):
 def _einsum(ctx, op, *inputs):
     dtype = inputs[0].dtype
     compute = [np.asarray(x, np.float32) if dtype.name in _LOW_PRECISION else x for x in inputs]
-    return np.asarray(np.einsum(op.attrs["equation"].decode(), *compute)).astype(dtype)
+    lhs, out = op.attrs["equation"].decode().split("->")
+    unique = "".join(dict.fromkeys(out.replace("...", ".")))  # first occurrences, in order
+    result = np.asarray(np.einsum(f"{lhs}->{unique.replace('.', '...')}", *compute))
+    if len(unique) < len(out.replace("...", ".")):
+        result = _spread_to_diagonals(result, unique, out)
+    return result.astype(dtype)
+
+
+def _spread_to_diagonals(values, unique, out):
+    """``values`` (labelled ``unique``) written where repeated output labels have equal
+    indices; zeros elsewhere (TF's einsum with e.g. "i->ii")."""
+    out = out.replace("...", ".")
+    ellipsis_rank = values.ndim - (len(unique) - ("." in unique))
+    sizes = {}
+    axis = 0
+    for label in unique:
+        width = ellipsis_rank if label == "." else 1
+        sizes[label] = values.shape[axis : axis + width]
+        axis += width
+    shape = tuple(d for label in out for d in sizes[label])
+    result = np.zeros(shape, values.dtype)
+    # Index the result with one open grid per unique label, repeated where it repeats.
+    grids = np.indices(values.shape, sparse=True)
+    starts, axis = {}, 0
+    for label in unique:
+        starts[label] = axis
+        axis += len(sizes[label])
+    index = [grids[starts[label] + k] for label in out for k in range(len(sizes[label]))]
+    result[tuple(index)] = values
+    return result
 
 
 @reference("AddN")

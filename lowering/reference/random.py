@@ -124,10 +124,16 @@ def _broadcast_args(ctx, op, s0, s1):
     return np.asarray(out, dtype=s0.dtype)
 
 
-@reference("Qr")
-def _qr(ctx, op, x):
-    x = np.asarray(x)
-    mode = "complete" if op.attrs["full_matrices"] else "reduced"
-    wide = np.promote_types(x.dtype, np.float32)
-    q, r = np.linalg.qr(x.astype(wide), mode=mode)
-    return q.astype(x.dtype), r.astype(x.dtype)
+@reference("RandomGammaGrad")
+def _random_gamma_grad(ctx, op, alpha, sample):
+    """``d x / d alpha`` along the Gamma(alpha, 1) CDF's level set: ``-(dP/dalpha) / pdf``,
+    the alpha-derivative of the regularized incomplete gamma P taken by central difference
+    in float64 (scipy has no closed form for it)."""
+    from scipy import special
+
+    dtype = np.result_type(alpha, sample)
+    a, x = np.broadcast_arrays(np.asarray(alpha, np.float64), np.asarray(sample, np.float64))
+    h = 1e-5 * np.maximum(a, 1.0)
+    dp_da = (special.gammainc(a + h, x) - special.gammainc(a - h, x)) / (2 * h)
+    log_pdf = (a - 1) * np.log(x) - x - special.gammaln(a)
+    return (-dp_da / np.exp(log_pdf)).astype(dtype)

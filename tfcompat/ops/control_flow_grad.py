@@ -125,3 +125,10 @@ for _prefix in ("", "Ref"):
     RegisterGradient(_prefix + "Exit")(_exit_grad)
     RegisterGradient(_prefix + "NextIteration")(_next_iteration_grad)
     RegisterGradient(_prefix + "Enter")(_enter_grad)
+
+
+@RegisterGradient("LoopCond")
+def _loop_cond_grad(op, *grads):
+    """The loop predicate stops backprop (a registered function returning None, as TF's,
+    rather than a not-differentiable mark)."""
+    return [None]

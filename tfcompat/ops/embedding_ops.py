@@ -124,8 +124,9 @@ def dynamic_stitch(indices, data, name=None):
     return apply_op("DynamicStitch", name=name, indices=list(indices), data=list(data)).outputs[0]
 
 
+@RegisterGradient("DynamicStitch")
 @RegisterGradient("ParallelDynamicStitch")
-def _parallel_dynamic_stitch_grad(op, grad):
+def _dynamic_stitch_grad(op, grad):
     """Each data input gets the gradient's rows at its indices (``GatherV2``)."""
     from tfcompat.ops import math_ops, segment_ops
 

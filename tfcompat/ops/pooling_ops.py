@@ -156,6 +156,13 @@ register_op(
     shape_fn=_like_output(4),
 )
 register_op(
+    "MaxPoolGradGradV2",
+    inputs=["orig_input: T", "orig_output: T", "grad: T", "ksize: int32", "strides: int32"],
+    outputs=["output: T"],
+    attrs=[PADDING_ATTR, FORMAT_2D, "T: realnumbertype"],
+    shape_fn=_like_output(4),
+)
+register_op(
     "AvgPool",
     inputs=["value: T"],
     outputs=["output: T"],
@@ -263,6 +270,22 @@ def _max_pool_grad_grad(op, grad):
         _zeros_like(op.inputs[1]),
         _max_pool_grad_op("MaxPoolGradGrad", op.inputs[0], op.inputs[1], grad, _window_attrs(op)),
     )
+
+
+@RegisterGradient("MaxPoolGradV2")
+def _max_pool_grad_v2_grad(op, grad):
+    """As MaxPoolGrad's, with the window still given by the ksize/strides inputs."""
+    out = apply_op(
+        "MaxPoolGradGradV2",
+        orig_input=op.inputs[0],
+        orig_output=op.inputs[1],
+        grad=grad,
+        ksize=op.inputs[3],
+        strides=op.inputs[4],
+        padding=op.attrs["padding"],
+        data_format=op.attrs["data_format"],
+    ).outputs[0]
+    return _zeros_like(op.inputs[0]), _zeros_like(op.inputs[1]), out, None, None
 
 
 @RegisterGradient("MaxPoolGradGrad")

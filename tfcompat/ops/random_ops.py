@@ -18,11 +18,12 @@ from tfcompat.framework.constant_value import (
     constant_value,
     constant_value_as_shape,
 )
-from tfcompat.framework.gradient_registry import no_gradient
+from tfcompat.framework.gradient_registry import RegisterGradient, no_gradient
 from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import apply_op, convert_to_tensor
 from tfcompat.framework.scopes import name_scope
 from tfcompat.ops import array_ops, math_ops, pad_ops
+from tfcompat.ops.linalg_ops import qr  # noqa: F401 - the orthogonal initializer uses it
 from tfcompat.util.tf_export import tf_export
 
 _SEED_ATTRS = ["seed: int = 0", "seed2: int = 0"]
@@ -151,34 +152,6 @@ register_op(
 )
 
 
-def _qr_shape(op):
-    shape = op.inputs[0].shape.with_rank_at_least(2)
-    if shape.rank is None:
-        return [shape, shape]
-    batch, (m, n) = shape[:-2], shape.as_list()[-2:]
-    p = None if m is None or n is None else min(m, n)
-    if op.attrs["full_matrices"]:
-        return [batch.concatenate([m, m]), batch.concatenate([m, n])]
-    return [batch.concatenate([m, p]), batch.concatenate([p, n])]
-
-
-# The orthogonal initializer orthonormalizes a normal sample with ``Qr`` (TF's linalg op).
-register_op(
-    "Qr",
-    inputs=["input: T"],
-    outputs=["q: T", "r: T"],
-    attrs=["full_matrices: bool = false", "T: {double, float, half, complex64, complex128}"],
-    shape_fn=_qr_shape,
-)
-
-
-@tf_export("linalg.qr", "qr")
-def qr(input, full_matrices=False, name=None):  # noqa: A002 - TF's argument name
-    """The QR decomposition of each innermost matrix: ``(q, r)``."""
-    op = apply_op("Qr", name=name, input=input, full_matrices=full_matrices)
-    return op.outputs[0], op.outputs[1]
-
-
 RANDOM_OP_TYPES = (
     "RandomUniform",
     "RandomUniformInt",
@@ -190,8 +163,39 @@ RANDOM_OP_TYPES = (
     "RandomPoissonV2",
 )
 for _op_type in RANDOM_OP_TYPES:
-    no_gradient(_op_type)
+    if _op_type != "RandomGamma":  # differentiable in alpha (below)
+        no_gradient(_op_type)
 no_gradient("BroadcastArgs")
+
+
+# d sample / d alpha of Gamma(alpha, 1) samples, by implicit differentiation of the CDF.
+register_op(
+    "RandomGammaGrad",
+    inputs=["alpha: T", "sample: T"],
+    outputs=["output: T"],
+    attrs=["T: {float, double}"],
+    shape_fn=common_shapes.broadcast_binary,
+)
+
+
+@RegisterGradient("RandomGamma")
+def _random_gamma_grad(op, grad):
+    """``d loss / d alpha``: the implicit reparameterization gradient (Figurnov et al.,
+    2018) of each sample, times ``grad``, summed over the sample dimensions."""
+    from tfcompat.framework import graph as graph_lib
+    from tfcompat.ops import join_ops, reduction_ops
+
+    shape, alpha = op.inputs
+    with graph_lib.get_default_graph().control_dependencies([grad]):
+        num_sample_dims = array_ops.shape(shape)[0]
+        leading_ones = array_ops.ones([num_sample_dims], dtype=dtypes.int32)
+        new_shape = join_ops.concat([leading_ones, array_ops.shape(alpha)], axis=0)
+        alpha_broadcastable = array_ops.reshape(alpha, new_shape)
+        partial_a = apply_op(
+            "RandomGammaGrad", alpha=alpha_broadcastable, sample=op.outputs[0]
+        ).outputs[0]
+        sample_axes = reduction_ops.range(num_sample_dims)
+        return None, reduction_ops.reduce_sum(grad * partial_a, axis=sample_axes)
 
 
 def _fold_broadcast_args(op, index):

@@ -270,7 +270,12 @@ def _dynamic_stitch_shape(op):
     for index, value in zip(op.inputs[:n], data):
         if index.shape.rank is not None and value.shape.rank is not None:
             extra = extra.merge_with(value.shape[index.shape.rank :])
-    return [tensor_shape.TensorShape([None]).concatenate(extra)]
+    # With every index known, the first dimension is the largest index plus one (as TF).
+    known = [constant_value_lib.constant_value(index) for index in op.inputs[:n]]
+    rows = None
+    if all(k is not None for k in known):
+        rows = 1 + max((int(np.max(k)) for k in known if np.size(k)), default=-1)
+    return [tensor_shape.TensorShape([rows]).concatenate(extra)]
 
 
 register_op(
@@ -294,8 +299,10 @@ register_op(
     attrs=["T: {int32, int64} = int32"],
     shape_fn=lambda op: [op.inputs[0].shape.with_rank(1)],
 )
-for _op_type in ("DynamicStitch", "ListDiff", "InvertPermutation"):
-    no_gradient(_op_type)  # only index-valued uses here; TF's DynamicStitch grad is not needed
+for _op_type in ("ListDiff", "InvertPermutation"):
+    no_gradient(_op_type)
+# DynamicStitch's gradient (a Gather per data input) is shared with ParallelDynamicStitch's
+# in embedding_ops.
 
 
 def reduced_shape(input_shape, axes):

@@ -1,0 +1,33 @@
+"""JAX lowerings of linear-algebra ops: ``Qr`` and ``MatrixTriangularSolve``."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+from jax import lax
+
+from lowering.registry import lowering
+
+
+def _wide(x):
+    """Half-precision inputs are factored in float32 (LAPACK has no float16 routines)."""
+    return jnp.asarray(x, jnp.promote_types(x.dtype, jnp.float32))
+
+
+@lowering("Qr")
+def _qr(ctx, op, x):
+    mode = "complete" if op.attrs["full_matrices"] else "reduced"
+    q, r = jnp.linalg.qr(_wide(x), mode=mode)
+    return q.astype(x.dtype), r.astype(x.dtype)
+
+
+@lowering("MatrixTriangularSolve")
+def _matrix_triangular_solve(ctx, op, matrix, rhs):
+    # lax's solver wants equal batch dimensions: broadcast them first.
+    batch = jnp.broadcast_shapes(matrix.shape[:-2], rhs.shape[:-2])
+    a = jnp.broadcast_to(_wide(matrix), batch + matrix.shape[-2:])
+    b = jnp.broadcast_to(_wide(rhs), batch + rhs.shape[-2:])
+    adjoint = op.attrs["adjoint"]
+    out = lax.linalg.triangular_solve(
+        a, b, left_side=True, lower=op.attrs["lower"], transpose_a=adjoint, conjugate_a=adjoint
+    )
+    return out.astype(rhs.dtype)

@@ -1,0 +1,31 @@
+"""Numpy reference kernels of linear-algebra ops: ``Qr`` and ``MatrixTriangularSolve``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lowering.registry import reference
+
+
+@reference("Qr")
+def _qr(ctx, op, x):
+    x = np.asarray(x)
+    mode = "complete" if op.attrs["full_matrices"] else "reduced"
+    wide = np.promote_types(x.dtype, np.float32)
+    q, r = np.linalg.qr(x.astype(wide), mode=mode)
+    return q.astype(x.dtype), r.astype(x.dtype)
+
+
+@reference("MatrixTriangularSolve")
+def _matrix_triangular_solve(ctx, op, matrix, rhs):
+    # Only one triangle of the matrix is read: zero the other and solve the full system.
+    matrix, rhs = np.asarray(matrix), np.asarray(rhs)
+    wide = np.promote_types(matrix.dtype, np.float32)
+    a = np.tril(matrix) if op.attrs["lower"] else np.triu(matrix)
+    a = a.astype(wide)
+    if op.attrs["adjoint"]:
+        a = np.conj(np.swapaxes(a, -1, -2))
+    batch = np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
+    a = np.broadcast_to(a, batch + a.shape[-2:])
+    b = np.broadcast_to(rhs.astype(wide), batch + rhs.shape[-2:])
+    return np.linalg.solve(a, b).astype(rhs.dtype)
