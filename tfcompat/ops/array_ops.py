@@ -611,7 +611,9 @@ def _filled(shape, dtype, value, name, default_name):
     with _scope(name, default_name) as scope:
         if not isinstance(shape, Tensor):
             static = _static_shape_list(shape)
-            if static is not None and np.prod(static) < 1000:
+            # TF's small-constant path fails on a bare int shape (``ones(3)``): it builds Fill.
+            small = static is not None and np.prod(static) < 1000
+            if small and not isinstance(shape, (int, np.integer)):
                 return constant(value, dtype=dtype, shape=static, name=scope)
             if static is not None:
                 shape = _shape_as_tensor(TensorShape(static))
