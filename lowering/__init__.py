@@ -39,6 +39,7 @@ FAMILIES = (
     "strings",
     "lookup",
     "parsing",
+    "bucketize",
     "linalg",
 )
 

@@ -95,6 +95,7 @@ from tfcompat import train  # noqa: F401 - tf.train
 from tfcompat import losses  # noqa: F401 - tf.losses
 from tfcompat import layers  # noqa: F401 - tf.layers
 from tfcompat import metrics  # noqa: F401 - tf.metrics
+from tfcompat import feature_column  # noqa: F401 - tf.feature_column
 from tfcompat.compat_mode import (  # noqa: F401
     disable_eager_execution,
     disable_v2_behavior,
