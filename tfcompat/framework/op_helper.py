@@ -126,7 +126,12 @@ def _bind_inputs(op_def, keywords):
                     # Read the dtype without converting: converting an IndexedSlices here
                     # would add its densifying ops outside the op's scope (and twice).
                     known = getattr(v, "dtype", None)
-                    if known is None:
+                    if known is None and not arg.number_attr:
+                        # Convert once, under the arg's name, and bind that tensor (a
+                        # TensorShape converted here and again below left a stray Const).
+                        v = keywords[arg.name] = convert_to_tensor(v, name=arg.name)
+                        known = v.dtype
+                    elif known is None:
                         known = convert_to_tensor(v).dtype
                     attrs[arg.type_attr] = dtypes.as_dtype(known).base_dtype
                     break

@@ -26,11 +26,16 @@ class SparseTensor:
     """Entries ``values[i]`` at coordinates ``indices[i]`` of a tensor of ``dense_shape``."""
 
     def __init__(self, indices, values, dense_shape):
-        self._indices = op_helper.convert_to_tensor(indices, dtypes.int64, name="indices")
-        self._values = op_helper.convert_to_tensor(values, name="values")
-        self._dense_shape = op_helper.convert_to_tensor(
-            dense_shape, dtypes.int64, name="dense_shape"
-        )
+        from tfcompat.framework.scopes import name_scope
+
+        # TF converts the parts under a "SparseTensor" scope, opened (and so numbered) even
+        # when all three are already tensors.
+        with name_scope(None, "SparseTensor", [indices, values, dense_shape]):
+            self._indices = op_helper.convert_to_tensor(indices, dtypes.int64, name="indices")
+            self._values = op_helper.convert_to_tensor(values, name="values")
+            self._dense_shape = op_helper.convert_to_tensor(
+                dense_shape, dtypes.int64, name="dense_shape"
+            )
         rank = self._dense_shape.shape.with_rank(1)[0]
         self._indices.shape.with_rank(2)
         self._values.shape.with_rank(1)
