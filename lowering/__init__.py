@@ -41,6 +41,7 @@ FAMILIES = (
     "parsing",
     "bucketize",
     "linalg",
+    "nn_extra",
 )
 
 for _family in FAMILIES:

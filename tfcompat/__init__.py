@@ -67,6 +67,7 @@ from tfcompat.ops import nn_impl, segment_ops, sort_ops  # noqa: F401 - nn famil
 from tfcompat.ops import reduction_ops  # noqa: F401 - math family: reductions, scans, ranges
 from tfcompat.ops import random_ops  # noqa: F401 - random ops
 from tfcompat.ops import linalg_ops  # noqa: F401 - qr, triangular solve, einsum gradient
+from tfcompat.ops import nn_extra_ops  # noqa: F401 - crelu, swish, gelu, in_top_k, ...
 from tfcompat.framework import random_seed  # noqa: F401 - tf.set_random_seed
 from tfcompat import initializers  # noqa: F401 - tf.*_initializer, tf.initializers.*
 from tfcompat.ops import partitioned_variables  # noqa: F401 - partitioners
