@@ -45,14 +45,14 @@ for _name, _proto in {
 # ---------------------------------------------------------------------------------------------
 # Shape functions
 # ---------------------------------------------------------------------------------------------
-def _rank_at_most(shape, rank, what):
+def _rank_at_most(shape, rank):
     if shape.rank is not None and shape.rank > rank:
-        raise ValueError(f"Shape must be at most rank {rank} but is rank {shape.rank} ({what})")
+        raise ValueError(f"Shape must be at most rank {rank} but is rank {shape.rank}")
 
 
-def _rank_exactly(shape, rank, what):
+def _rank_exactly(shape, rank):
     if shape.rank is not None and shape.rank != rank:
-        raise ValueError(f"Shape must be rank {rank} but is rank {shape.rank} ({what})")
+        raise ValueError(f"Shape must be rank {rank} but is rank {shape.rank}")
 
 
 def _sparse_shapes(num_sparse, input_shape):
@@ -84,8 +84,8 @@ def _check_counts(op, num_sparse, num_dense):
 
 def _parse_example_v2_shape(op):
     serialized, names = op.inputs[0].shape, op.inputs[1].shape
-    _rank_at_most(serialized, 1, "serialized")
-    _rank_at_most(names, 1, "names")
+    _rank_at_most(serialized, 1)
+    _rank_at_most(names, 1)
     num_sparse = op.attrs["num_sparse"]
     _check_counts(op, num_sparse, len(op.attrs["Tdense"]))
     num_ragged = len(op.attrs["ragged_value_types"])
@@ -103,8 +103,8 @@ def _parse_example_v2_shape(op):
 
 def _parse_example_shape(op):
     serialized, names = op.inputs[0].shape, op.inputs[1].shape
-    _rank_exactly(serialized, 1, "serialized")
-    _rank_exactly(names, 1, "names")
+    _rank_exactly(serialized, 1)
+    _rank_exactly(names, 1)
     if serialized.rank is None:
         serialized = tensor_shape.TensorShape([None])
     _check_counts(op, op.attrs["Nsparse"], op.attrs["Ndense"])
@@ -114,7 +114,7 @@ def _parse_example_shape(op):
 
 
 def _parse_single_example_shape(op):
-    _rank_exactly(op.inputs[0].shape, 0, "serialized")
+    _rank_exactly(op.inputs[0].shape, 0)
     if len(op.attrs["sparse_keys"]) != op.attrs["num_sparse"]:
         raise ValueError("len(sparse_keys) != num_sparse")
     if len(op.attrs["dense_keys"]) != len(op.attrs["Tdense"]):
