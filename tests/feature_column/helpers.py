@@ -26,7 +26,7 @@ def _has(name):
         try:
             if getattr(importlib.import_module(module), name, None) is not None:
                 return True
-        except ImportError:
+        except Exception:  # noqa: BLE001 - a module still being written counts as absent
             pass
     return False
 
@@ -43,6 +43,18 @@ def ids_of(tf, column, features):
     return pair.id_tensor if pair.weight_tensor is None else tuple(pair)
 
 
+# Ops a program puts in this collection run once after initialization (e.g. assigns that
+# move zero-initialized weights off zero before the fetches are computed).
+PRE_RUN = "feature_column_tests_pre_run"
+
+
+def set_weights_off_zero(tf):
+    """Queues assigns giving every trainable variable distinct non-zero values."""
+    for i, v in enumerate(tf.trainable_variables()):
+        values = tf.cast(tf.range(tf.size(v)), tf.float32) / 7.0 + 0.25 * (i + 1)
+        tf.add_to_collection(PRE_RUN, tf.assign(v, tf.reshape(values, tf.shape(v))))
+
+
 def run(tf, program, backend=None, steps=1):
     """Builds ``program`` in a fresh graph, initializes variables and tables, and runs its
     fetches ``steps`` times; returns the list of fetched values (one per step)."""
@@ -55,6 +67,7 @@ def run(tf, program, backend=None, steps=1):
         with tf.Session(graph=graph, **kwargs) as sess:
             sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
             sess.run(tf.tables_initializer())
+            sess.run(tf.get_collection(PRE_RUN))
             return [sess.run(fetches, feeds) for _ in range(steps)]
 
 
