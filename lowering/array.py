@@ -13,41 +13,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from lowering import static as static_lib
 from lowering.registry import lowering
 from tfcompat.framework import errors
-from tfcompat.framework.constant_value import constant_value
 
-
-def is_static(value) -> bool:
-    return isinstance(value, (np.ndarray, np.generic))
-
-
-def static_value(op, index, value) -> np.ndarray:
-    """Input ``index`` of ``op`` as a numpy array; InvalidArgumentError if XLA would need
-    it at compile time but it is only known at run time."""
-    if is_static(value):
-        return np.asarray(value)
-    known = constant_value(op.inputs[index])
-    if known is not None:
-        return np.asarray(known)
-    if not isinstance(value, jax.core.Tracer):
-        return np.asarray(value)
-    arg = op.op_def.inputs[min(index, len(op.op_def.inputs) - 1)].name
-    raise errors.InvalidArgumentError(
-        None,
-        op,
-        f"Input '{arg}' of {op.type} node '{op.name}' must be known when the graph is "
-        "compiled for XLA (a constant or computed from static shapes), but it depends on "
-        f"run-time values\n\t [[{{{{node {op.name}}}}}]]",
-    )
-
-
-def static_ints(op, index, value) -> list:
-    return [int(v) for v in static_value(op, index, value).reshape(-1)]
-
-
-def static_int(op, index, value) -> int:
-    return int(static_value(op, index, value).reshape(()))
+is_static = static_lib.is_static
+static_value = static_lib.static_value
+static_ints = static_lib.static_ints
+static_int = static_lib.static_int
 
 
 @lowering("Const")

@@ -14,8 +14,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from lowering import interpreter, regions
+from lowering import buckets, interpreter, regions
 from lowering import plan as plan_lib
+from lowering import static as static_lib
 from lowering.registry import LOWERINGS, REFERENCE
 
 # Op types whose rules draw randomness (filled by lowering/random.py).
@@ -44,6 +45,22 @@ def _jax():
     return jax
 
 
+def _needs_static_value(error) -> bool:
+    """Whether tracing failed because a run-time value was needed at compile time."""
+    jax = _jax()
+    concrete = (
+        jax.errors.ConcretizationTypeError,
+        jax.errors.TracerIntegerConversionError,
+        jax.errors.TracerArrayConversionError,
+        jax.errors.TracerBoolConversionError,
+    )
+    while error is not None:
+        if isinstance(error, (static_lib.StaticValueRequired, *concrete)):
+            return True
+        error = error.__cause__
+    return False
+
+
 class DeviceFunction:
     """One device segment as a jitted function; counts its compilations."""
 
@@ -55,14 +72,23 @@ class DeviceFunction:
         # behind the check flags a step reports.
         self.stack_bucket = regions.INITIAL_STACK_BUCKET
         self.report_ops = {}
-        self.jitted = _jax().jit(self._traced, donate_argnums=(0,))
+        # Inputs specialised on as compile-time constants (see lowering/static.py).
+        self.static_positions = ()
+        # Sparse inputs padded to size buckets, host-computed sizes (lowering/buckets.py).
+        self.buckets = buckets.SegmentBuckets(segment)
+        self.jitted = _jax().jit(self._traced, donate_argnums=(0,), static_argnums=(4,))
 
     def pure_function(self):
         """``(state, inputs, counter) -> (outputs, state')``, unjitted."""
         segment = self.segment
 
-        def fn(state, inputs, counter, entropy=0):
+        def fn(state, inputs, counter, entropy=0, static_key=()):
+            if static_key:
+                inputs = list(inputs)
+                for pos, value in zip(self.static_positions, static_lib.thaw(static_key)):
+                    inputs[pos] = value
             ctx = interpreter.Context(dict(state), "xla", RunSeed(entropy, counter))
+            inputs = self.buckets.unpack(ctx, inputs)
             ctx.stack_bucket, ctx.report_ops = self.stack_bucket, self.report_ops
             env = dict(zip(segment.inputs, inputs))
             interpreter.run_ops(segment.ops, env, LOWERINGS, ctx)
@@ -76,21 +102,36 @@ class DeviceFunction:
 
         return fn
 
-    def _traced(self, state, inputs, counter, entropy=0):
+    def _traced(self, state, inputs, counter, entropy=0, static_key=()):
         self.compile_count += 1  # Python runs this only while jax traces
         self.traced_signature = _jax().tree.map(
             lambda x: _jax().ShapeDtypeStruct(x.shape, x.dtype), (state, inputs)
         )
-        return self.pure_function()(state, inputs, counter, entropy)
+        return self.pure_function()(state, inputs, counter, entropy, static_key)
 
     def __call__(self, state: dict, env: dict, counter: int, entropy: int = 0):
         segment = self.segment
         touched = {name: state[name] for name in segment.variables if name in state}
-        inputs = [env[t] for t in segment.inputs]
+        inputs = self.buckets.pack([env[t] for t in segment.inputs], state)
         while True:
-            outputs, new_state = self.jitted(
-                touched, inputs, np.uint32(counter), np.uint32(entropy)
-            )
+            static_key, call_inputs = (), inputs
+            if self.static_positions:
+                static_key = static_lib.freeze([inputs[i] for i in self.static_positions])
+                call_inputs = list(inputs)
+                for i in self.static_positions:
+                    call_inputs[i] = None
+            try:
+                outputs, new_state = self.jitted(
+                    touched, call_inputs, np.uint32(counter), np.uint32(entropy), static_key
+                )
+            except Exception as e:
+                # A fed value XLA needs at compile time: retrace with the small integer
+                # inputs as constants (once; then per distinct value, by jit's cache).
+                positions = static_lib.static_feed_positions(inputs)
+                if self.static_positions or not positions or not _needs_static_value(e):
+                    raise
+                self.static_positions = positions
+                continue
             report = new_state.pop(regions.REPORT_KEY, None)
             state.update(new_state)
             # A failed check raises here; a full gradient stack reruns the step (its state
@@ -98,7 +139,7 @@ class DeviceFunction:
             if report is None or not regions.check_report(self, report):
                 break
             touched = new_state
-        env.update(zip(segment.outputs, outputs))
+        env.update(zip(segment.outputs, self.buckets.trim(outputs)))
 
 
 class Executable:

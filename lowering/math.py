@@ -12,8 +12,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from lowering import static as static_lib
 from lowering.registry import LOWERINGS, elementwise, lowering
-from tfcompat.framework import constant_value as constant_value_lib
 from tfcompat.framework import errors
 
 
@@ -245,20 +245,9 @@ def _add_n(ctx, op, *inputs):
 # Reductions, scans, ranges: axis-like inputs must be known when the graph is lowered.
 # ---------------------------------------------------------------------------------------------
 def static_input(op, index, value, what="axis"):
-    """The value of ``op.inputs[index]`` as numpy, from the graph or a concrete value; XLA
-    needs it at trace time (shapes depend on it)."""
-    known = constant_value_lib.constant_value(op.inputs[index])
-    if known is not None:
-        return np.asarray(known)
-    try:
-        return np.asarray(value)
-    except (TypeError, jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError):
-        raise errors.UnimplementedError(
-            None,
-            op,
-            f"{op.type} needs a {what} known when the graph is compiled; "
-            f"'{op.inputs[index].name}' is computed at run time (node {op.name})",
-        ) from None
+    """The value of ``op.inputs[index]`` as numpy; XLA needs it at trace time (shapes
+    depend on it). See ``lowering.static``."""
+    return static_lib.static_value(op, index, value, what)
 
 
 def reduction_axes(op, x, axes_value):

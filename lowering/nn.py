@@ -12,10 +12,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from lowering.array import is_static
+from lowering import static as static_lib
 from lowering.registry import LOWERINGS, elementwise, lowering
 from tfcompat.framework import errors
-from tfcompat.framework.constant_value import constant_value
 
 # SELU's constants, as in TF's kernel (from Klambauer et al., 2017).
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -23,22 +22,8 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def static_int(op, index, value, what):
-    """Input ``index`` as a Python int at trace time: from the graph when it is a constant
-    there, or from ``value`` when that is a numpy value (constants and static-shape
-    arithmetic stay numpy while tracing, see ``lowering.array``).
-    Output shapes of XLA programs are static, so a value computed at run time is refused."""
-    known = constant_value(op.inputs[index])
-    if known is None and is_static(value):
-        known = value
-    if known is None:
-        raise errors.UnimplementedError(
-            None,
-            op,
-            f"{op.type} needs its input '{what}' to be known when the graph is compiled "
-            f"(a constant, or computed from static shapes), but node {op.name} computes it "
-            "at run time",
-        )
-    return int(np.asarray(known).reshape(()))
+    """Input ``index`` as a Python int at trace time (see ``lowering.static``)."""
+    return static_lib.static_int(op, index, value, what)
 
 
 def _softplus(x):

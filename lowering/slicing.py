@@ -13,6 +13,7 @@ from jax import lax
 
 from lowering.array import is_static, static_ints
 from lowering.registry import lowering
+from lowering.static import StaticValueRequired
 from tfcompat.framework import errors
 from tfcompat.framework.constant_value import constant_value
 from tfcompat.ops.slicing_ops import (
@@ -67,7 +68,7 @@ def _strided_slice(ctx, op, x, begin, end, strides):
     dynamic = []
     for k, d in enumerate(layout.dense):
         if d.size is None:
-            raise errors.InvalidArgumentError(
+            raise StaticValueRequired(
                 None,
                 op,
                 f"StridedSlice node '{op.name}': the extent of dimension {k} "

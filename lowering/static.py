@@ -1,0 +1,77 @@
+"""Values XLA needs at compile time, and what happens when they come from a feed.
+
+Output shapes of an XLA program are static, so inputs such as reduction axes, ``Range``
+bounds, ``Reshape``/``Fill`` shapes, ``top_k``'s ``k`` or ``num_segments`` must be known when
+a device segment is traced: graph constants and static-shape arithmetic are (they stay numpy
+values while tracing). When such a value is fed instead (``tf.range(n)`` with ``n`` a
+placeholder), the rule raises ``StaticValueRequired``; the device function then retraces with
+its small integer feeds as compile-time constants, so the executable is specialised to those
+values and cached per distinct value (a new value compiles once).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tfcompat.framework import errors
+from tfcompat.framework.constant_value import constant_value
+
+# Integer feeds up to this many elements may become compile-time constants.
+MAX_STATIC_FEED_ELEMENTS = 1024
+
+
+class StaticValueRequired(errors.UnimplementedError):
+    """A rule needed a compile-time value that is only known at run time."""
+
+
+def is_static(value) -> bool:
+    return isinstance(value, (np.ndarray, np.generic))
+
+
+def static_value(op, index, value, what=None) -> np.ndarray:
+    """Input ``index`` of ``op`` as a numpy array: from the graph when it is a constant
+    there, or ``value`` itself when that is a numpy value; else StaticValueRequired."""
+    if is_static(value):
+        return np.asarray(value)
+    known = constant_value(op.inputs[index])
+    if known is not None:
+        return np.asarray(known)
+    import jax
+
+    if not isinstance(value, jax.core.Tracer):
+        return np.asarray(value)
+    if what is None:
+        what = op.op_def.inputs[min(index, len(op.op_def.inputs) - 1)].name
+    raise StaticValueRequired(
+        None,
+        op,
+        f"{op.type} needs its input '{what}' ({op.inputs[index].name}) when the graph is "
+        f"compiled for XLA, but it is computed at run time\n\t [[{{{{node {op.name}}}}}]]",
+    )
+
+
+def static_ints(op, index, value, what=None) -> list:
+    return [int(v) for v in static_value(op, index, value, what).reshape(-1)]
+
+
+def static_int(op, index, value, what=None) -> int:
+    return int(static_value(op, index, value, what).reshape(()))
+
+
+def static_feed_positions(values) -> tuple:
+    """Positions of the values that may be specialised on: small integer arrays."""
+    positions = []
+    for i, v in enumerate(values):
+        arr = np.asarray(v) if is_static(v) else None
+        if arr is not None and arr.dtype.kind in "iu" and arr.size <= MAX_STATIC_FEED_ELEMENTS:
+            positions.append(i)
+    return tuple(positions)
+
+
+def freeze(arrays) -> tuple:
+    """A hashable key for compile-time feed values (part of jit's cache key)."""
+    return tuple((a.dtype.str, a.shape, a.tobytes()) for a in map(np.asarray, arrays))
+
+
+def thaw(key) -> list:
+    return [np.frombuffer(data, dtype=np.dtype(dt)).reshape(shape) for dt, shape, data in key]
