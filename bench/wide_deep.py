@@ -1,0 +1,279 @@
+"""Wide & deep on Criteo-shaped data: the same legacy ``tf.feature_column`` program under
+tfcompat and TensorFlow 2.21 (graph mode), next to a hand-written JAX twin, in one run.
+
+Model: 13 numeric features and 26 categorical slots hashed into ``--buckets`` buckets;
+wide part ``linear_model`` over the hashed slots (and two crosses), deep part
+``input_layer`` of the numerics and 16-wide embeddings into a 256-128 ReLU DNN; sigmoid
+cross-entropy, Adagrad, batch 512. Batches arrive as serialized ``tf.train.Example``s
+parsed by ``tf.io.parse_example`` (or as raw string/float arrays with ``--raw``).
+
+Reports steps/s and ratios, tfcompat's host share (parsing, hashing, id bookkeeping run in
+numpy on the host; the rest is one XLA step) and the number of XLA compilations, which
+must not grow with the number of batches.
+
+    python -m bench.wide_deep [--steps N] [--buckets B] [--batch 512] [--raw]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from bench.harness import report, run_graph_program, tensorflow_v1, timed_loop
+
+NUM_DENSE, NUM_SLOTS, EMBED, HIDDEN = 13, 26, 16, (256, 128)
+CROSSES = (("C1", "C2"), ("C3", "C4"))
+
+
+def make_batches(batch, count, vocab_per_slot=5000, seed=0):
+    """``count`` batches of (dense [b, 13] float32, categorical [b, 26] bytes, labels [b, 1]).
+    Categorical values are never empty, as in Criteo after filling missing values."""
+    rng = np.random.default_rng(seed)
+    batches = []
+    for _ in range(count):
+        dense = np.log1p(rng.exponential(10.0, (batch, NUM_DENSE))).astype(np.float32)
+        tokens = rng.zipf(1.3, (batch, NUM_SLOTS)) % vocab_per_slot
+        cats = np.array([[b"%08x" % (t * 2654435761 % 2**32) for t in row] for row in tokens])
+        labels = (rng.random((batch, 1)) < 0.25).astype(np.float32)
+        batches.append((dense, cats.astype(object), labels))
+    return batches
+
+
+def serialize(batches):
+    """Each batch as a list of serialized tf.train.Example records."""
+    import tfcompat
+
+    out = []
+    for dense, cats, labels in batches:
+        records = []
+        for i in range(len(labels)):
+            feature = {f"I{j + 1}": _float_feature(tfcompat, dense[i, j]) for j in range(NUM_DENSE)}
+            feature.update(
+                {f"C{j + 1}": _bytes_feature(tfcompat, cats[i, j]) for j in range(NUM_SLOTS)}
+            )
+            feature["label"] = _float_feature(tfcompat, labels[i, 0])
+            example = tfcompat.train.Example(features=tfcompat.train.Features(feature=feature))
+            records.append(example.SerializeToString())
+        out.append(np.array(records, dtype=object))
+    return out
+
+
+def _float_feature(tf, value):
+    return tf.train.Feature(float_list=tf.train.FloatList(value=[float(value)]))
+
+
+def _bytes_feature(tf, value):
+    return tf.train.Feature(bytes_list=tf.train.BytesList(value=[value]))
+
+
+# ---------------------------------------------------------------------------------------------
+# The legacy program
+# ---------------------------------------------------------------------------------------------
+def columns(tf, buckets):
+    fc = tf.feature_column
+    numeric = [fc.numeric_column(f"I{j + 1}") for j in range(NUM_DENSE)]
+    slots = [fc.categorical_column_with_hash_bucket(f"C{j + 1}", buckets) for j in range(NUM_SLOTS)]
+    crosses = [fc.crossed_column(list(keys), buckets) for keys in CROSSES]
+    embeddings = [fc.embedding_column(c, EMBED) for c in slots]
+    return slots + crosses, numeric + embeddings
+
+
+def wide_deep_program(buckets, batches, raw):
+    """``build(tf) -> (train_op and loss, make_feed)`` for ``bench.harness``."""
+    records = None if raw else serialize(batches)
+
+    def build(tf):
+        tf.set_random_seed(1)
+        wide_columns, deep_columns = columns(tf, buckets)
+        if raw:
+            dense_in = tf.placeholder(tf.float32, [None, NUM_DENSE])
+            cats_in = tf.placeholder(tf.string, [None, NUM_SLOTS])
+            labels = tf.placeholder(tf.float32, [None, 1])
+            features = {f"I{j + 1}": dense_in[:, j : j + 1] for j in range(NUM_DENSE)}
+            features.update({f"C{j + 1}": cats_in[:, j : j + 1] for j in range(NUM_SLOTS)})
+        else:
+            serialized = tf.placeholder(tf.string, [None])
+            spec = tf.feature_column.make_parse_example_spec(wide_columns + deep_columns)
+            spec["label"] = tf.io.FixedLenFeature([1], tf.float32)
+            features = tf.io.parse_example(serialized, spec)
+            labels = features.pop("label")
+        wide = tf.feature_column.linear_model(features, wide_columns)
+        net = tf.feature_column.input_layer(features, deep_columns)
+        for units in HIDDEN:
+            net = tf.layers.dense(net, units, activation=tf.nn.relu)
+        logits = wide + tf.layers.dense(net, 1)
+        loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits))
+        train = tf.train.AdagradOptimizer(0.05).minimize(loss)
+
+        def make_feed(step):
+            i = step % len(batches)
+            if raw:
+                dense, cats, y = batches[i]
+                return {dense_in: dense, cats_in: cats, labels: y}
+            return {serialized: records[i]}
+
+        return [train, loss], make_feed
+
+    return build
+
+
+# ---------------------------------------------------------------------------------------------
+# tfcompat instrumentation: compile counts and the host / device split of a step
+# ---------------------------------------------------------------------------------------------
+class StepProfile:
+    """Collects tfcompat's executables and times their host segments and device steps."""
+
+    def __init__(self):
+        import jax
+
+        from lowering import compile as compile_lib
+        from lowering import interpreter
+
+        self.executables, self.host_s, self.device_s = [], 0.0, 0.0
+        compile_lib.EXECUTABLE_OBSERVERS.append(self.executables.append)
+        original_call, original_run_ops = compile_lib.DeviceFunction.__call__, interpreter.run_ops
+        profile = self
+
+        def device_call(fn, state, env, counter, entropy=0):
+            start = time.perf_counter()
+            original_call(fn, state, env, counter, entropy)
+            jax.block_until_ready([env[t] for t in fn.segment.outputs] + list(state.values()))
+            profile.device_s += time.perf_counter() - start
+
+        def host_run_ops(ops, env, rules, ctx):
+            start = time.perf_counter()
+            result = original_run_ops(ops, env, rules, ctx)
+            if ctx.backend == "host":
+                profile.host_s += time.perf_counter() - start
+            return result
+
+        compile_lib.DeviceFunction.__call__ = device_call
+        compile_lib.interpreter.run_ops = host_run_ops
+
+    @property
+    def compile_count(self):
+        return sum(e.compile_count for e in self.executables)
+
+    def reset_times(self):
+        self.host_s = self.device_s = 0.0
+
+
+# ---------------------------------------------------------------------------------------------
+# The JAX twin: hashing on the host in numpy, one jitted step with sparse Adagrad updates
+# ---------------------------------------------------------------------------------------------
+def _fingerprint_buckets(values, buckets):
+    import farmhash
+
+    return np.array([farmhash.fingerprint64(v) % buckets for v in values.ravel()], np.int64)
+
+
+def jax_twin(buckets, batches, warmup, steps, lr=0.05):
+    import jax
+    import jax.numpy as jnp
+
+    rng = np.random.default_rng(1)
+    deep_in = NUM_DENSE + NUM_SLOTS * EMBED
+    params = {
+        "emb": jnp.asarray(rng.normal(0, 0.25, (NUM_SLOTS, buckets, EMBED)), jnp.float32),
+        "wide": jnp.zeros((NUM_SLOTS + len(CROSSES), buckets), jnp.float32),
+        "bias": jnp.zeros((), jnp.float32),
+    }
+    sizes = (deep_in,) + HIDDEN + (1,)
+    for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+        params[f"w{i}"] = jnp.asarray(rng.normal(0, (2 / (a + b)) ** 0.5, (a, b)), jnp.float32)
+        params[f"b{i}"] = jnp.zeros((b,), jnp.float32)
+    accum = jax.tree.map(lambda p: jnp.full_like(p, 0.1), params)
+    slot_index = jnp.arange(NUM_SLOTS)[None, :]
+    wide_index = jnp.arange(NUM_SLOTS + len(CROSSES))[None, :]
+
+    def loss_fn(p, dense, slot_ids, wide_ids, y):
+        emb = p["emb"][slot_index, slot_ids].reshape(len(y), -1)
+        net = jnp.concatenate([dense, emb], axis=1)
+        for i in range(len(HIDDEN)):
+            net = jax.nn.relu(net @ p[f"w{i}"] + p[f"b{i}"])
+        deep = net @ p[f"w{len(HIDDEN)}"] + p[f"b{len(HIDDEN)}"]
+        wide = p["wide"][wide_index, wide_ids].sum(axis=1, keepdims=True) + p["bias"]
+        logits = deep + wide
+        return jnp.mean(jnp.maximum(logits, 0) - logits * y + jnp.log1p(jnp.exp(-jnp.abs(logits))))
+
+    @jax.jit
+    def step(p, acc, dense, slot_ids, wide_ids, y):
+        loss, grads = jax.value_and_grad(loss_fn)(p, dense, slot_ids, wide_ids, y)
+        acc = jax.tree.map(lambda a, g: a + g * g, acc, grads)
+        p = jax.tree.map(lambda w, g, a: w - lr * g / jnp.sqrt(a), p, grads, acc)
+        return p, acc, loss
+
+    host_s = [0.0]
+
+    def host_inputs(i):
+        start = time.perf_counter()
+        dense, cats, y = batches[i % len(batches)]
+        slot_ids = _fingerprint_buckets(cats, buckets).reshape(cats.shape)
+        crosses = [_cross_ids(cats, keys, buckets) for keys in CROSSES]
+        wide_ids = np.concatenate([slot_ids] + crosses, axis=1)
+        host_s[0] += time.perf_counter() - start
+        return dense, slot_ids, wide_ids, y
+
+    state = [params, accum]
+
+    def run(i):
+        p, acc, loss = step(state[0], state[1], *host_inputs(i))
+        state[0], state[1] = p, acc
+        loss.block_until_ready()
+
+    start = time.perf_counter()
+    run(0)
+    first = time.perf_counter() - start
+    rate = timed_loop(run, warmup, steps)
+    return first, rate, host_s[0] / (warmup + steps + 1), step._cache_size()
+
+
+def _cross_ids(cats, keys, buckets):
+    """A stand-in cross for the twin (hash of the joined values): same work, not TF's ids."""
+    columns = [int(k[1:]) - 1 for k in keys]
+    joined = np.array([b"_X_".join(row[columns]) for row in cats], dtype=object)
+    return _fingerprint_buckets(joined, buckets).reshape(-1, 1)
+
+
+# ---------------------------------------------------------------------------------------------
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=50)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--batch", type=int, default=512)
+    parser.add_argument("--buckets", type=int, default=100_000)
+    parser.add_argument("--raw", action="store_true", help="feed arrays, no Example parsing")
+    args = parser.parse_args()
+
+    batches = make_batches(args.batch, 8)
+    build = wide_deep_program(args.buckets, batches, args.raw)
+    rows = []
+    import tfcompat
+
+    profile = StepProfile()
+    steps_done = 1 + args.warmup + args.steps
+    try:
+        rows.append(("tfcompat",) + run_graph_program(tfcompat, build, args.warmup, args.steps))
+        total = profile.host_s + profile.device_s
+        device_functions = sum(len(e.device_functions) for e in profile.executables)
+        print(
+            f"tfcompat: host share {profile.host_s / max(total, 1e-9):.0%} "
+            f"(host {profile.host_s / steps_done * 1e3:.1f} ms/step, device "
+            f"{profile.device_s / steps_done * 1e3:.1f} ms/step); XLA compilations: "
+            f"{profile.compile_count} for {device_functions} device functions over "
+            f"{steps_done} steps ({len(batches)} distinct batches)"
+        )
+    except (NotImplementedError, AttributeError) as e:  # ops tfcompat does not have yet
+        print(f"tfcompat: not runnable yet: {type(e).__name__}: {e}")
+    tf_v1 = tensorflow_v1()
+    rows.append(("tensorflow 2.21",) + run_graph_program(tf_v1, build, args.warmup, args.steps))
+    first, rate, host, cache = jax_twin(args.buckets, batches, args.warmup, args.steps)
+    rows.append(("jax twin", first, rate))
+    print(f"jax twin: host hashing {host * 1e3:.1f} ms/step; jit cache entries: {cache}")
+    report(f"wide & deep, batch {args.batch}, {args.buckets} buckets x {NUM_SLOTS} slots", rows)
+
+
+if __name__ == "__main__":
+    main()
