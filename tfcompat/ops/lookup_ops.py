@@ -17,6 +17,7 @@ import collections
 import uuid
 
 from tfcompat.framework import common_shapes, dtypes, scopes, tensor_shape
+from tfcompat.framework.gradient_registry import no_gradient
 from tfcompat.framework.graph import GraphKeys
 from tfcompat.framework.op_def import register_op as _register_op
 from tfcompat.framework.op_helper import apply_op, convert_to_tensor
@@ -89,6 +90,16 @@ register_op(
     attrs=["Tkeys: type", "Tvalues: type"],
     shape_fn=lambda op: [tensor_shape.TensorShape([None])] * 2,
 )
+
+# As TF's lookup_ops.py: tables are not differentiable.
+for _op_type in (
+    "HashTableV2",
+    "InitializeTableV2",
+    "InitializeTableFromTextFileV2",
+    "LookupTableFindV2",
+    "LookupTableSizeV2",
+):
+    no_gradient(_op_type)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -207,6 +207,7 @@ for _op_type in (
     "StringJoin",
     "StringSplit",
     "AsString",
+    "DecodeRaw",
 ):
     no_gradient(_op_type)
 
