@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from tfcompat.framework import dtypes
 from tfcompat.framework.op_helper import convert_to_tensor
-from tfcompat.framework.scopes import control_dependencies, name_scope
+from tfcompat.framework.scopes import control_dependencies
 from tfcompat.losses.util import remove_squeezable_dimensions
 from tfcompat.losses.weights_broadcast import broadcast_weights
-from tfcompat.metrics import asserts
 from tfcompat.metrics.metric_utils import metric_variable, publish, remove_squeezable, safe_div
 from tfcompat.ops import array_ops, math_ops, reduction_ops, state_ops
+from tfcompat.ops.confusion_matrix import confusion_matrix_v2 as confusion_matrix
 from tfcompat.util.tf_export import tf_export
 from tfcompat.variable_scope import variable_scope
 
@@ -251,62 +251,6 @@ def mean_per_class_accuracy(
         mean_accuracy_v = reduction_ops.reduce_mean(per_class, name="mean_accuracy")
         update_op = safe_div(update_count_op, math_ops.maximum(update_total_op, 0), "update_op")
         return publish(mean_accuracy_v, update_op, metrics_collections, updates_collections)
-
-
-def _with_dependencies(dependencies, output_tensor, name=None):
-    """``output_tensor`` through an Identity that runs after ``dependencies``."""
-    with name_scope(name, "control_dependency", list(dependencies) + [output_tensor]) as name:
-        graph = output_tensor.graph
-        with graph.colocate_with(output_tensor.op), control_dependencies(dependencies):
-            return array_ops.identity(output_tensor, name=name)
-
-
-def confusion_matrix(labels, predictions, num_classes, weights=None, dtype=dtypes.int32, name=None):
-    """The ``num_classes x num_classes`` matrix counting (or summing ``weights`` of) each
-    (label, prediction) pair, by ``ScatterNd`` (TF's ``tf.math.confusion_matrix`` with a
-    given number of classes)."""
-    with name_scope(name, "confusion_matrix", (predictions, labels, num_classes, weights)):
-        labels, predictions = remove_squeezable_dimensions(
-            convert_to_tensor(labels, name="labels"),
-            convert_to_tensor(predictions, name="predictions"),
-        )
-        predictions = math_ops.cast(predictions, dtypes.int64)
-        labels = math_ops.cast(labels, dtypes.int64)
-        labels = _with_dependencies(
-            [asserts.assert_non_negative(labels, message="`labels` contains negative values")],
-            labels,
-        )
-        predictions = _with_dependencies(
-            [
-                asserts.assert_non_negative(
-                    predictions, message="`predictions` contains negative values"
-                )
-            ],
-            predictions,
-        )
-        num_classes_int64 = math_ops.cast(num_classes, dtypes.int64)
-        labels = _with_dependencies(
-            [asserts.assert_less(labels, num_classes_int64, message="`labels` out of bound")],
-            labels,
-        )
-        predictions = _with_dependencies(
-            [
-                asserts.assert_less(
-                    predictions, num_classes_int64, message="`predictions` out of bound"
-                )
-            ],
-            predictions,
-        )
-        if weights is not None:
-            weights = convert_to_tensor(weights, name="weights")
-            predictions.shape.assert_is_compatible_with(weights.shape)
-            weights = math_ops.cast(weights, dtype)
-        shape = array_ops.stack([num_classes, num_classes])
-        indices = array_ops.stack([labels, predictions], axis=1)
-        values = array_ops.ones_like(predictions, dtype) if weights is None else weights
-        return array_ops.scatter_nd(
-            indices=indices, updates=values, shape=math_ops.cast(shape, dtypes.int64)
-        )
 
 
 def _streaming_confusion_matrix(labels, predictions, num_classes, weights=None):
