@@ -42,6 +42,7 @@ FAMILIES = (
     "bucketize",
     "linalg",
     "nn_extra",
+    "sparse",
 )
 
 for _family in FAMILIES:

@@ -77,6 +77,7 @@ from tfcompat.variable_scope import AUTO_REUSE  # noqa: F401 - tf.variable_scope
 from tfcompat.ops import conv_ops, pooling_ops  # noqa: F401 - convolution and pooling
 from tfcompat.ops import batch_norm_ops, dropout_ops  # noqa: F401 - tf.nn batch norm, dropout
 from tfcompat.ops import lookup_ops, string_ops  # noqa: F401 - host ops: strings, tables
+from tfcompat.ops import sparse_ops, sparse_segment_ops  # noqa: F401 - sparse tensors
 from tfcompat.lib.io import tf_record as _tf_record  # noqa: F401 - tf.io TFRecord files
 from tfcompat.ops import parsing_ops as _parsing_ops  # noqa: F401 - tf.train.Example
 from tfcompat.client.session import (  # noqa: F401

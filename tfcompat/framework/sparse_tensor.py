@@ -41,6 +41,11 @@ class SparseTensor:
         self._values.shape.with_rank(1)
         self._indices.shape[1].merge_with(rank)
         self._indices.shape[0].merge_with(self._values.shape[0])
+        # The static dense shape: what the graph tells of ``dense_shape``, refined by
+        # ``set_shape`` (TF's ``_dense_shape_default``).
+        from tfcompat.framework import constant_value
+
+        self._dense_shape_default = constant_value.constant_value_as_shape(self._dense_shape)
 
     @classmethod
     def from_value(cls, value):
@@ -76,12 +81,22 @@ class SparseTensor:
     @property
     def shape(self):
         """The static dense shape, as far as ``dense_shape`` is known at graph build time."""
-        from tfcompat.framework import constant_value
-
-        return constant_value.constant_value_as_shape(self._dense_shape)
+        return self._dense_shape_default
 
     def get_shape(self):
         return self.shape
+
+    def set_shape(self, shape):
+        """Refines the static dense shape; ValueError when ``shape`` is incompatible."""
+        from tfcompat.framework import tensor_shape
+
+        shape = tensor_shape.as_shape(shape)
+        if not self._dense_shape_default.is_compatible_with(shape):
+            raise ValueError(
+                f"Tensor's shape {self._dense_shape_default} is not compatible with supplied "
+                f"shape {shape}."
+            )
+        self._dense_shape_default = self._dense_shape_default.merge_with(shape)
 
     def eval(self, feed_dict=None, session=None):
         from tfcompat.client import session as session_lib

@@ -267,3 +267,241 @@ def embedding_lookup(
                 result = _clip(array_ops.gather(params[0], ids, name=scope), ids, max_norm)
             return array_ops.identity(result)
         return _sharded_lookup(params, ids, partition_strategy, scope, max_norm)
+
+
+# ---------------------------------------------------------------------------------------------
+# embedding_lookup_sparse / safe_embedding_lookup_sparse (TF 2.21's graphs)
+# ---------------------------------------------------------------------------------------------
+_COMBINERS = ("mean", "sqrtn", "sum")
+
+
+@tf_export("nn.embedding_lookup_sparse")
+def embedding_lookup_sparse(
+    params,
+    sp_ids,
+    sp_weights,
+    partition_strategy="mod",
+    name=None,
+    combiner=None,
+    max_norm=None,
+    allow_fast_lookup=False,
+):
+    """One combined embedding per row of the 2-D SparseTensor ``sp_ids``: the ``combiner``
+    ("mean" by default, "sqrtn" or "sum") of the rows of ``params`` at the row's ids,
+    weighted by ``sp_weights`` (a SparseTensor like ``sp_ids``, or None for weight 1)."""
+    from tfcompat.framework.sparse_tensor import SparseTensor
+
+    combiner = "mean" if combiner is None else combiner
+    if combiner not in _COMBINERS:
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")
+    params = list(params) if isinstance(params, (list, tuple)) else [params]
+    if hasattr(params[0], "_get_variable_list"):  # a PartitionedVariable
+        params = list(params[0])
+    if not isinstance(sp_ids, SparseTensor):
+        raise TypeError(f"sp_ids must be SparseTensor, got {type(sp_ids)}")
+    ignore_weights = sp_weights is None
+    if not ignore_weights:
+        if not isinstance(sp_weights, SparseTensor):
+            raise TypeError(
+                f"sp_weights must be either None or SparseTensor,got {type(sp_weights)}"
+            )
+        sp_ids.values.shape.assert_is_compatible_with(sp_weights.values.shape)
+        sp_ids.indices.shape.assert_is_compatible_with(sp_weights.indices.shape)
+        sp_ids.dense_shape.shape.assert_is_compatible_with(sp_weights.dense_shape.shape)
+    with array_ops._scope(name, "embedding_lookup_sparse") as scope:
+        segment_ids = sp_ids.indices[:, 0]
+        return _lookup_sparse_impl(
+            params,
+            segment_ids,
+            sp_weights,
+            sp_ids.values,
+            combiner,
+            ignore_weights,
+            max_norm,
+            allow_fast_lookup,
+            partition_strategy,
+            scope,
+        )
+
+
+def _lookup_sparse_impl(
+    params, segment_ids, sp_weights, ids, combiner, ignore_weights, max_norm, fast, strategy, name
+):
+    """TF's embedding_lookup_sparse_impl: without weights (and one unclipped table) the
+    segment reduction reads the table directly with a row-sparse gradient; otherwise the
+    distinct ids are looked up first (``Unique``)."""
+    from tfcompat.framework.tensor import Tensor
+    from tfcompat.ops import math_ops
+
+    need_sparse_gradient = False
+    segment_ids = convert_to_tensor(segment_ids, name="segment_ids")
+    if len(params) == 1 and not isinstance(params[0], Tensor):
+        params = [convert_to_tensor(params[0], name="params")]
+    direct = (
+        len(params) == 1
+        and params[0].device == segment_ids.device
+        and max_norm is None
+        and (fast or ignore_weights)
+    )
+    if direct:
+        idx, embeddings = ids, params[0]
+        need_sparse_gradient = not fast
+    else:
+        from tfcompat.ops import gather_ops
+
+        ids, idx = gather_ops.unique(ids)
+        embeddings = embedding_lookup(params, ids, partition_strategy=strategy, max_norm=max_norm)
+    if not ignore_weights:
+        return _weighted_combine(embeddings, idx, segment_ids, sp_weights, combiner, name)
+    if segment_ids.dtype not in (dtypes.int32, dtypes.int64):
+        segment_ids = math_ops.cast(segment_ids, dtypes.int32)
+    from tfcompat.ops import sparse_segment_ops
+
+    reduce = {
+        "sum": sparse_segment_ops.sparse_segment_sum,
+        "mean": sparse_segment_ops.sparse_segment_mean,
+        "sqrtn": sparse_segment_ops.sparse_segment_sqrt_n,
+    }[combiner]
+    return reduce(embeddings, idx, segment_ids, name=name, sparse_gradient=need_sparse_gradient)
+
+
+def _weighted_combine(embeddings, idx, segment_ids, sp_weights, combiner, name):
+    """Weighted rows summed per segment (``SegmentSum``), normalised by the weights' sum
+    ("mean") or the root of their squares' sum ("sqrtn")."""
+    from tfcompat.ops import join_ops, math_ops, segment_ops, unary_math_ops
+
+    if segment_ids.dtype != dtypes.int32:
+        segment_ids = math_ops.cast(segment_ids, dtypes.int32)
+    weights = sp_weights.values
+    embeddings = array_ops.gather(embeddings, idx)
+    original_dtype = embeddings.dtype
+    if embeddings.dtype in (dtypes.float16, dtypes.bfloat16):
+        embeddings = math_ops.cast(embeddings, dtypes.float32)
+    if weights.dtype != embeddings.dtype:
+        weights = math_ops.cast(weights, embeddings.dtype)
+    ones_shape = array_ops.expand_dims(array_ops.rank(embeddings) - 1, 0)
+    weights_shape = array_ops.shape(weights)
+    ones = array_ops.ones(ones_shape, dtype=weights_shape.dtype)
+    bcast_shape = join_ops.concat([weights_shape, ones], 0)
+    original_weights_shape = weights.shape
+    weights = array_ops.reshape(weights, bcast_shape)
+    if embeddings.shape.rank is not None:
+        weights.set_shape(original_weights_shape.concatenate([1] * (embeddings.shape.rank - 1)))
+    embeddings *= weights
+    if combiner == "sum":
+        embeddings = segment_ops.segment_sum(embeddings, segment_ids, name=name)
+    elif combiner == "mean":
+        embeddings = segment_ops.segment_sum(embeddings, segment_ids)
+        weight_sum = segment_ops.segment_sum(weights, segment_ids)
+        embeddings = math_ops.div_no_nan(embeddings, weight_sum, name=name)
+    else:
+        embeddings = segment_ops.segment_sum(embeddings, segment_ids)
+        weight_sum = segment_ops.segment_sum(math_ops.pow(weights, 2), segment_ids)
+        embeddings = math_ops.div_no_nan(embeddings, unary_math_ops.sqrt(weight_sum), name=name)
+    if embeddings.dtype != original_dtype:
+        embeddings = math_ops.cast(embeddings, original_dtype)
+    return embeddings
+
+
+@tf_export("nn.safe_embedding_lookup_sparse")
+def safe_embedding_lookup_sparse(
+    embedding_weights,
+    sparse_ids,
+    sparse_weights=None,
+    combiner="mean",
+    default_id=None,
+    name=None,
+    partition_strategy="div",
+    max_norm=None,
+    allow_fast_lookup=False,
+):
+    """``embedding_lookup_sparse`` for ids of any rank >= 2 that tolerates invalid ids
+    (< 0, dropped), non-positive weights (dropped unless "sum") and empty rows (the
+    embedding of ``default_id``, or zeros)."""
+    from tfcompat.framework.sparse_tensor import SparseTensor
+    from tfcompat.ops import join_ops, math_ops, pad_ops, reduction_ops, slicing_ops, sparse_ops
+
+    if embedding_weights is None:
+        raise ValueError(f"Missing embedding_weights {embedding_weights}.")
+    if hasattr(embedding_weights, "_get_variable_list"):
+        embedding_weights = list(embedding_weights)
+    if not isinstance(embedding_weights, list):
+        embedding_weights = [embedding_weights]
+    if len(embedding_weights) < 1:
+        raise ValueError(f"Missing embedding_weights {embedding_weights}.")
+    dtype = sparse_weights.dtype if sparse_weights is not None else None
+    embedding_weights = [convert_to_tensor(w, dtype=dtype) for w in embedding_weights]
+    with array_ops._scope(name, "embedding_lookup") as scope:
+        original_shape = sparse_ids.dense_shape
+        rank_dim = tensor_shape.dimension_value(sparse_ids.dense_shape.shape[0])
+        rank = array_ops.size(original_shape) if rank_dim is None else rank_dim
+        sparse_ids = sparse_ops.sparse_reshape(
+            sparse_ids,
+            [
+                reduction_ops.reduce_prod(slicing_ops.slice(original_shape, [0], [rank - 1])),
+                array_ops.gather(original_shape, rank - 1),
+            ],
+        )
+        if sparse_weights is not None:
+            sparse_weights = SparseTensor(
+                sparse_ids.indices, sparse_weights.values, sparse_ids.dense_shape
+            )
+        sparse_ids, sparse_weights = _prune_invalid_ids(sparse_ids, sparse_weights)
+        if combiner != "sum":
+            sparse_ids, sparse_weights = _prune_invalid_weights(sparse_ids, sparse_weights)
+        sparse_ids, is_row_empty = sparse_ops.sparse_fill_empty_rows(sparse_ids, default_id or 0)
+        if sparse_weights is not None:
+            sparse_weights, _ = sparse_ops.sparse_fill_empty_rows(sparse_weights, 1.0)
+        result = embedding_lookup_sparse(
+            embedding_weights,
+            sparse_ids,
+            sparse_weights,
+            combiner=combiner,
+            partition_strategy=partition_strategy,
+            name=None if default_id is None else scope,
+            max_norm=max_norm,
+            allow_fast_lookup=allow_fast_lookup,
+        )
+        if default_id is None:
+            is_row_empty = pad_ops.tile(
+                array_ops.reshape(is_row_empty, [-1, 1]),
+                join_ops.stack([1, array_ops.shape(result)[1]]),
+            )
+            result = math_ops.where(is_row_empty, array_ops.zeros_like(result), result, name=scope)
+        final = array_ops.reshape(
+            result,
+            join_ops.concat(
+                [
+                    slicing_ops.slice(math_ops.cast(original_shape, dtypes.int32), [0], [rank - 1]),
+                    slicing_ops.slice(array_ops.shape(result), [1], [-1]),
+                ],
+                0,
+            ),
+        )
+        leading = None if rank_dim is None else rank_dim - 1
+        final.set_shape(tensor_shape.unknown_shape(leading).concatenate(result.shape[1:]))
+        return final
+
+
+def _prune_invalid_ids(sparse_ids, sparse_weights):
+    from tfcompat.ops import math_ops, sparse_ops
+
+    is_valid = math_ops.greater_equal(sparse_ids.values, 0)
+    if sparse_weights is not None:
+        is_valid = math_ops.logical_and(
+            is_valid, array_ops.ones_like(sparse_weights.values, dtype=dtypes.bool)
+        )
+    sparse_ids = sparse_ops.sparse_retain(sparse_ids, is_valid)
+    if sparse_weights is not None:
+        sparse_weights = sparse_ops.sparse_retain(sparse_weights, is_valid)
+    return sparse_ids, sparse_weights
+
+
+def _prune_invalid_weights(sparse_ids, sparse_weights):
+    from tfcompat.ops import math_ops, sparse_ops
+
+    if sparse_weights is not None:
+        is_valid = math_ops.greater(sparse_weights.values, 0)
+        sparse_ids = sparse_ops.sparse_retain(sparse_ids, is_valid)
+        sparse_weights = sparse_ops.sparse_retain(sparse_weights, is_valid)
+    return sparse_ids, sparse_weights

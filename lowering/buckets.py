@@ -1,0 +1,381 @@
+"""Size buckets for sparse inputs of a device segment, and host hints for value-dependent
+sizes: how a training loop over batches of varying nnz compiles once per bucket.
+
+XLA compiles one executable per input shape. The entries of a SparseTensor (``indices``
+``[nnz, rank]``, ``values`` ``[nnz]``) change length every batch, so each device segment
+pads such inputs to a bucket (the next power of two, at least ``MIN_BUCKET``) before the
+jitted call: integer inputs with ``-1``, others with zeros. ``-1`` indices and segment ids
+mark padding, and the ops that consume entries (the *absorbers*: SparseToDense,
+SparseTensorDenseMatMul, SparseReduceSum, SparseSegment*, UnsortedSegmentSum, ...) drop
+those entries. An input is padded only when every use of it inside the segment is safe:
+
+* an absorber reads it in an entry role: a *carrier* (indices, segment ids: the ``-1``
+  must reach the op unchanged) or a *payload* (values: any content, the carrier decides);
+* a row-wise op maps entry ``i`` to entry ``i`` of its output (Identity, Cast,
+  StridedSlice keeping axis 0 whole, elementwise math; GatherV2 rows by a padded index),
+  and the output's uses are safe in turn (carriers only through ``-1``-preserving ops);
+* the tensor leaves the segment (fetched or read by a later host op): it is cut back to
+  its true length after the call.
+
+Anything else (``tf.shape`` of it, a reduction over its entries, an op mixing it with an
+unpadded tensor) keeps the input exact: correct, but compiled per length. Absorbers must
+see their entry inputs either all padded or all exact; inputs are dropped from padding
+until that holds.
+
+Hints. Sizes that depend on values (a SparseToDense ``output_shape`` fed as
+``dense_shape``, the row count ``segment_ids[-1] + 1`` of SparseSegmentSum, the distinct
+indices of an exact ``*GradV2``) are computed on the host before the call, from the exact
+inputs by the numpy kernels of the few ops producing them, and passed to the trace as a
+static pytree (part of jit's cache key): a new value compiles once, a repeated one reuses
+its executable (row counts repeat: they are the batch size).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from lowering import sparse as sparse_lowering
+from lowering.registry import REFERENCE
+from tfcompat.framework import dtypes
+from tfcompat.framework.constant_value import constant_value
+
+MIN_BUCKET = 16
+
+CARRIER, PAYLOAD = "carrier", "payload"
+
+_SEGMENT_ROLES = {1: PAYLOAD, 2: CARRIER}
+# op type -> {input index: role} of the inputs whose entries the op skips when padded
+ABSORBERS = {
+    "SparseToDense": {0: CARRIER, 2: PAYLOAD},
+    "SparseTensorDenseMatMul": {0: CARRIER, 1: PAYLOAD},
+    "SparseReduceSum": {0: CARRIER, 1: PAYLOAD},
+    "SparseTensorDenseAdd": {0: CARRIER, 1: PAYLOAD},
+    "UnsortedSegmentSum": {0: PAYLOAD, 1: CARRIER},
+    **{
+        f"SparseSegment{r}{kind}": _SEGMENT_ROLES
+        for r in ("Sum", "Mean", "SqrtN")
+        for kind in ("", "WithNumSegments", "Grad", "GradV2")
+    },
+}
+# Row-wise ops that keep a carrier's -1 padding as it is.
+_CARRIER_SAFE = {"Identity", "StridedSlice", "Cast"}
+# Elementwise ops: entry i of the output depends on entry i of the inputs only.
+_ELEMENTWISE = {
+    "Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod", "Maximum",
+    "Minimum", "Pow", "Neg", "Abs", "Square", "Sqrt", "Rsqrt", "Exp", "Log", "Log1p",
+    "Sigmoid", "Tanh", "Relu", "Sign", "Floor", "Ceil", "Round", "Reciprocal", "Equal",
+    "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
+    "LogicalNot", "Select", "SelectV2", "ZerosLike", "OnesLike",
+}  # fmt: skip
+
+
+def bucket_size(n: int) -> int:
+    """The padded length for ``n`` entries: the next power of two, at least MIN_BUCKET."""
+    return max(MIN_BUCKET, 1 << max(n - 1, 0).bit_length())
+
+
+@jax.tree_util.register_static
+class Hints:
+    """Host-computed sizes for one call: a static pytree leaf, so part of jit's cache key."""
+
+    def __init__(self, items: tuple):
+        self.items = items
+
+    def __hash__(self):
+        return hash(self.items)
+
+    def __eq__(self, other):
+        return isinstance(other, Hints) and self.items == other.items
+
+
+# ---------------------------------------------------------------------------------------------
+# Which inputs may be padded
+# ---------------------------------------------------------------------------------------------
+def _keeps_axis0(op) -> bool:
+    """A StridedSlice that keeps axis 0 whole (``x[:, ...]``)."""
+    if op.type != "StridedSlice":
+        return True
+    if op.attrs["ellipsis_mask"] & 1 or op.attrs["new_axis_mask"] & 1:
+        return False
+    if op.attrs["shrink_axis_mask"] & 1:
+        return False
+    strides = constant_value(op.inputs[3])
+    if strides is None or int(np.reshape(strides, -1)[0]) != 1:
+        return False
+    return bool(op.attrs["begin_mask"] & 1 and op.attrs["end_mask"] & 1)
+
+
+def _cast_keeps_carrier(op) -> bool:
+    return op.type != "Cast" or op.attrs["DstT"].is_integer
+
+
+def _row_outputs(op, index, tensor):
+    """Outputs that a padded input ``index`` pads row for row, or None when unsafe."""
+    if op.type in ("Identity", "Cast", "StridedSlice"):
+        return list(op.outputs) if index == 0 and _keeps_axis0(op) else None
+    if op.type == "GatherV2" and index == 1:
+        axis, batch = constant_value(op.inputs[2]), op.attrs.get("batch_dims", 0)
+        if axis is not None and int(axis) == 0 and batch == 0 and tensor.shape.rank == 1:
+            return list(op.outputs)
+        return None
+    if op.type in _ELEMENTWISE:
+        return list(op.outputs)
+    return None
+
+
+class _Taint:
+    """What padding one input implies inside the segment."""
+
+    def __init__(self):
+        self.carrier = {}  # tensor -> whether its padding is still exactly -1
+        self.uses = []  # (op, input index) where a padded tensor meets an absorber/elementwise
+        self.ok = True
+
+
+def _trace(start, consumers, inside):
+    taint = _Taint()
+    is_int = start.dtype.base_dtype.is_integer
+    taint.carrier[start] = is_int
+    stack = [start]
+    while stack and taint.ok:
+        tensor = stack.pop()
+        for op, index in consumers.get(tensor, ()):
+            roles = ABSORBERS.get(op.type)
+            if roles is not None:
+                role = roles.get(index)
+                if role is None or (role == CARRIER and not taint.carrier[tensor]):
+                    taint.ok = False
+                    break
+                taint.uses.append((op, index))
+                continue
+            outputs = _row_outputs(op, index, tensor)
+            if outputs is None:
+                taint.ok = False
+                break
+            if op.type in _ELEMENTWISE:
+                taint.uses.append((op, index))
+            keeps = taint.carrier[tensor] and op.type in _CARRIER_SAFE and _cast_keeps_carrier(op)
+            for out in outputs:
+                if out not in taint.carrier and out in inside:
+                    taint.carrier[out] = keeps
+                    stack.append(out)
+                elif out not in inside:
+                    taint.carrier[out] = keeps
+    return taint
+
+
+def _consistent(accepted, taints):
+    """Positions whose absorbers and elementwise ops see only padded entry inputs."""
+    padded = set()
+    for pos in accepted:
+        padded.update(taints[pos].carrier)
+    bad = set()
+    for pos in accepted:
+        for op, _ in taints[pos].uses:
+            roles = ABSORBERS.get(op.type)
+            entry_inputs = (
+                [op.inputs[i] for i in roles]
+                if roles is not None
+                else [t for t in op.inputs if t.shape.rank != 0]
+            )
+            if any(t not in padded for t in entry_inputs):
+                bad.add(pos)
+    return bad
+
+
+class SegmentBuckets:
+    """The padding and hint plan of one device segment (built once, applied per call)."""
+
+    def __init__(self, segment):
+        self.segment = segment
+        self.ops = set(segment.ops)
+        consumers = {}
+        for op in segment.ops:
+            for i, t in enumerate(op.inputs):
+                consumers.setdefault(t, []).append((op, i))
+        produced = {t for op in segment.ops for t in op.outputs}
+        inside = produced | set(segment.inputs)
+        taints = {}
+        for pos, tensor in enumerate(segment.inputs):
+            if _candidate(tensor):
+                taint = _trace(tensor, consumers, inside)
+                if taint.ok and taint.uses:
+                    taints[pos] = taint
+        accepted = set(taints)
+        while True:
+            bad = _consistent(accepted, taints)
+            if not bad:
+                break
+            accepted -= bad
+        self.padded = tuple(sorted(accepted))
+        padded_tensors = {}
+        for pos in self.padded:
+            for t in taints[pos].carrier:
+                padded_tensors.setdefault(t, pos)
+        self.padded_tensors = padded_tensors
+        # Output position -> input position whose true length it has.
+        self.trims = {
+            i: padded_tensors[t] for i, t in enumerate(segment.outputs) if t in padded_tensors
+        }
+        self.hint_specs = _hint_specs(segment.ops, padded_tensors)
+        self.active = bool(self.padded or self.hint_specs)
+        self._lengths = {}
+
+    # -- per call ------------------------------------------------------------------------
+    def pack(self, inputs, state):
+        """Pads the bucketed inputs and appends the step's Hints."""
+        if not self.active:
+            return inputs
+        items = []
+        if self.hint_specs:
+            values = _HostValues(self.segment, self.ops, inputs, state)
+            for key, compute in self.hint_specs:
+                try:
+                    items.append((key, compute(values)))
+                except _NotHostComputable:
+                    continue
+        packed = list(inputs)
+        self._lengths = {}
+        for pos in self.padded:
+            value = np.asarray(inputs[pos])
+            n = value.shape[0]
+            self._lengths[pos] = n
+            packed[pos] = jnp.asarray(_pad(value, bucket_size(n)))
+        packed.append(Hints(tuple(sorted(items, key=repr))))
+        return packed
+
+    def unpack(self, ctx, inputs):
+        """Strips the Hints from the traced inputs into ``ctx.sparse_hints``."""
+        if inputs and isinstance(inputs[-1], Hints):
+            ctx.sparse_hints = dict(inputs[-1].items)
+            return list(inputs[:-1])
+        return inputs
+
+    def trim(self, outputs):
+        """Cuts outputs of padded inputs back to their true length."""
+        if not self.trims:
+            return outputs
+        outputs = list(outputs)
+        for i, pos in self.trims.items():
+            outputs[i] = outputs[i][: self._lengths[pos]]
+        return outputs
+
+
+def _candidate(tensor) -> bool:
+    shape = tensor.shape
+    if shape.rank is None or shape.rank == 0 or shape.as_list()[0] is not None:
+        return False
+    dtype = tensor.dtype.base_dtype
+    return dtype != dtypes.string and not dtype.is_ref_dtype and dtype != dtypes.resource
+
+
+def _pad(value, size):
+    fill = -1 if value.dtype.kind in "iu" else 0
+    if value.dtype.kind == "u":
+        fill = 0
+    pad = np.full((size - value.shape[0],) + value.shape[1:], fill, dtype=value.dtype)
+    return np.concatenate([value, pad])
+
+
+# ---------------------------------------------------------------------------------------------
+# Hints
+# ---------------------------------------------------------------------------------------------
+class _NotHostComputable(Exception):
+    pass
+
+
+# op type -> [(hint key, input indices read, fn(*values) -> hashable)]; an input index as key
+# means "the value of that input" (a shape vector).
+def _shape_hint(index):
+    return (index, (index,), lambda v: tuple(int(d) for d in np.reshape(v, -1)))
+
+
+def _segment_hints(kind):
+    if kind == "":
+        return [("rows", (2,), sparse_lowering.last_segment)]
+    if kind == "WithNumSegments":
+        return [_shape_hint(3)]
+    if kind == "Grad":
+        return [_shape_hint(3)]
+    return [_shape_hint(3), ("unique", (1, 2), sparse_lowering.distinct_count)]
+
+
+HINTS = {
+    "SparseToDense": [_shape_hint(1)],
+    "SparseTensorDenseMatMul": [_shape_hint(2)],
+    "SparseReduceSum": [_shape_hint(2), _shape_hint(3)],
+    **{
+        f"SparseSegment{r}{kind}": _segment_hints(kind)
+        for r in ("Sum", "Mean", "SqrtN")
+        for kind in ("", "WithNumSegments", "Grad", "GradV2")
+    },
+}
+
+
+def _hint_specs(ops, padded_tensors):
+    specs = []
+    for op in ops:
+        for key, reads, fn in HINTS.get(op.type, ()):
+            tensors = [op.inputs[i] for i in reads]
+            if all(constant_value(t) is not None for t in tensors):
+                continue  # the graph knows it; the rule sees a numpy value
+            if key == "unique" and op.inputs[1] in padded_tensors:
+                continue  # padded: the rule uses the padded length
+            specs.append(((op.name, key), _spec(tensors, fn)))
+    return specs
+
+
+def _spec(tensors, fn):
+    return lambda values: fn(*[values.get(t) for t in tensors])
+
+
+class _HostValues:
+    """Evaluates tensors of a segment on the host from its exact inputs (numpy kernels),
+    for the few values that decide sizes; memoised per call."""
+
+    SHAPE_OPS = {"Shape": np.shape, "Size": np.size, "Rank": np.ndim}
+
+    def __init__(self, segment, ops, inputs, state):
+        from lowering import interpreter
+
+        self.ops = ops
+        self.state = state
+        self.memo = dict(zip(segment.inputs, inputs))
+        self.ctx = interpreter.Context(state, "host")
+
+    def get(self, tensor):
+        if tensor in self.memo:
+            return self.memo[tensor]
+        known = constant_value(tensor)
+        if known is not None:
+            return np.asarray(known)
+        op = tensor.op
+        if op not in self.ops:
+            raise _NotHostComputable(tensor.name)
+        if op.type in ("VariableV2", "Variable"):
+            from lowering import plan as plan_lib
+
+            value = self.state.get(plan_lib.var_name(op))
+            if value is None:
+                raise _NotHostComputable(tensor.name)
+            self.memo[tensor] = value
+            return value
+        if op.type in self.SHAPE_OPS:
+            value = self.get(op.inputs[0])
+            result = np.asarray(self.SHAPE_OPS[op.type](value), op.outputs[0].dtype.as_numpy_dtype)
+            self.memo[tensor] = result
+            return result
+        rule = REFERENCE.get(op.type)
+        if rule is None or op.op_def.is_stateful:
+            raise _NotHostComputable(tensor.name)
+        results = rule(self.ctx, op, *[self._read(t) for t in op.inputs])
+        results = results if len(op.outputs) > 1 else (results,)
+        for out, value in zip(op.outputs, results):
+            self.memo[out] = value
+        return self.memo[tensor]
+
+    def _read(self, tensor):
+        value = self.get(tensor)
+        return np.asarray(value) if isinstance(value, jax.Array) else value

@@ -1,0 +1,439 @@
+"""Numpy reference kernels of the sparse ops, with TF's CPU-kernel checks and messages.
+
+They also run the host ops (value-dependent sizes) of XLA steps. Rows of indices that are
+all ``-1`` are padding (``lowering/buckets.py``) and are skipped by the dense-output kernels.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from lowering.registry import reference
+from tfcompat.framework import errors
+
+
+def _invalid(op, message):
+    return errors.InvalidArgumentError(None, op, message)
+
+
+def _entries(indices, values):
+    """Indices as ``[n, rank]`` and values broadcast to ``n``, padding rows dropped."""
+    indices = np.asarray(indices)
+    indices = indices.reshape(-1, 1) if indices.ndim < 2 else indices
+    values = np.broadcast_to(np.asarray(values), (indices.shape[0],))
+    keep = ~np.all(indices == -1, axis=1) if indices.shape[1] else np.ones(len(indices), bool)
+    return indices[keep], values[keep]
+
+
+# ---------------------------------------------------------------------------------------------
+# Dense outputs
+# ---------------------------------------------------------------------------------------------
+@reference("SparseToDense")
+def _sparse_to_dense(ctx, op, indices, output_shape, values, default):
+    shape = tuple(int(d) for d in np.reshape(output_shape, -1))
+    indices, values = _entries(indices, values)
+    dense = np.full(shape, np.asarray(default), dtype=np.asarray(values).dtype)
+    for i, index in enumerate(indices):
+        if np.any(index < 0) or np.any(index >= np.asarray(shape)):
+            raise _invalid(
+                op,
+                f"indices[{i}] = [{','.join(map(str, index))}] is out of bounds: "
+                f"need 0 <= index < [{','.join(map(str, shape))}]",
+            )
+    if len(indices):
+        dense[tuple(indices.T)] = values
+    return dense
+
+
+@reference("SparseTensorDenseMatMul")
+def _sparse_dense_matmul(ctx, op, a_indices, a_values, a_shape, b):
+    rows, cols = (int(d) for d in a_shape)
+    a = np.zeros((rows, cols), dtype=np.asarray(b).dtype)
+    indices, values = _entries(a_indices, a_values)
+    np.add.at(a, (indices[:, 0], indices[:, 1]), values)
+    if op.attrs["adjoint_a"]:
+        a = np.conj(a.T)
+    b = np.asarray(b)
+    if op.attrs["adjoint_b"]:
+        b = np.conj(b.T)
+    if a.shape[1] != b.shape[0]:
+        raise _invalid(
+            op,
+            f"Cannot multiply A and B because inner dimension does not match: "
+            f"{a.shape[1]} vs. {b.shape[0]}.  Did you forget a transpose?  "
+            f"Dimensions of A: [{rows}, {cols}).  Dimensions of B: {list(b.shape)}",
+        )
+    return (a @ b).astype(b.dtype)
+
+
+@reference("SparseReduceSum")
+def _sparse_reduce_sum(ctx, op, indices, values, shape, axes):
+    dense = _sparse_to_dense_array(indices, values, shape)
+    rank = dense.ndim
+    axes = tuple(sorted({int(a) % rank if rank else int(a) for a in np.reshape(axes, -1)}))
+    out = np.sum(dense, axis=axes, keepdims=op.attrs["keep_dims"])
+    return np.asarray(out, dtype=dense.dtype)
+
+
+def _sparse_to_dense_array(indices, values, shape):
+    shape = tuple(int(d) for d in np.reshape(shape, -1))
+    indices, values = _entries(indices, values)
+    dense = np.zeros(shape, dtype=np.asarray(values).dtype)
+    if len(indices):
+        np.add.at(dense, tuple(indices.T), values)
+    return dense
+
+
+@reference("SparseTensorDenseAdd")
+def _sparse_dense_add(ctx, op, indices, values, shape, b):
+    return np.asarray(b) + _sparse_to_dense_array(indices, values, shape).astype(
+        np.asarray(b).dtype
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Sparse segment reductions
+# ---------------------------------------------------------------------------------------------
+def _scale(reduction, counts, dtype):
+    """Per-segment divisor: 1 (sum), count (mean) or sqrt(count) (sqrtn); at least 1."""
+    counts = np.maximum(counts, 1).astype(np.float64)
+    table = {"Sum": np.ones_like(counts), "Mean": counts, "SqrtN": np.sqrt(counts)}
+    return table[reduction].astype(dtype)
+
+
+def _check_segments(op, data_rows, indices, segment_ids, num_segments):
+    if indices.shape != segment_ids.shape:
+        raise _invalid(op, "segment_ids and indices should have same size.")
+    if segment_ids.size and np.any(np.diff(segment_ids) < 0):
+        raise _invalid(op, "segment ids are not increasing")
+    if segment_ids.size and (segment_ids[-1] >= num_segments or segment_ids[0] < 0):
+        raise _invalid(
+            op,
+            f"Segment id {int(segment_ids[-1])} out of range [0, {num_segments}), "
+            "possibly because 'segment_ids' input is not sorted.",
+        )
+    bad = (indices < 0) | (indices >= data_rows)
+    if np.any(bad):
+        i = int(np.argmax(bad))
+        raise _invalid(op, f"Bad: indices[{i}] == {int(indices[i])} out of range [0, {data_rows})")
+
+
+def _valid(indices, segment_ids):
+    keep = np.asarray(segment_ids) >= 0  # padding entries carry segment id -1
+    return np.asarray(indices)[keep], np.asarray(segment_ids)[keep]
+
+
+def _segment_kernel(reduction, with_num):
+    def kernel(ctx, op, data, indices, segment_ids, *num):
+        data = np.asarray(data)
+        indices, segment_ids = _valid(indices, segment_ids)
+        if with_num:
+            n = int(num[0])
+        else:
+            n = int(segment_ids[-1]) + 1 if segment_ids.size else 0
+        _check_segments(op, data.shape[0], indices, segment_ids, n)
+        acc = np.float64 if data.dtype.kind == "f" else data.dtype
+        out = np.zeros((n,) + data.shape[1:], dtype=acc)
+        np.add.at(out, segment_ids, data[indices].astype(acc))
+        if reduction != "Sum":
+            counts = np.bincount(segment_ids, minlength=n)[:n]
+            out = out / _scale(reduction, counts, acc).reshape((n,) + (1,) * (data.ndim - 1))
+        return out.astype(data.dtype)
+
+    return kernel
+
+
+def _grad_kernel(reduction, v2):
+    def kernel(ctx, op, grad, indices, segment_ids, dim0):
+        grad = np.asarray(grad)
+        indices, segment_ids = _valid(indices, segment_ids)
+        n = int(dim0)
+        counts = np.bincount(segment_ids, minlength=grad.shape[0])
+        scale = _scale(reduction, counts, np.float64)[segment_ids]
+        rows = grad[segment_ids].astype(np.float64) / scale.reshape((-1,) + (1,) * (grad.ndim - 1))
+        if v2:
+            unique = np.unique(indices)
+            out = np.zeros((unique.size,) + grad.shape[1:])
+            np.add.at(out, np.searchsorted(unique, indices), rows)
+            return out.astype(grad.dtype), unique.astype(indices.dtype)
+        if np.any((indices < 0) | (indices >= n)):
+            raise _invalid(op, f"Index {int(indices.max())} out of range [0, {n})")
+        out = np.zeros((n,) + grad.shape[1:])
+        np.add.at(out, indices, rows)
+        return out.astype(grad.dtype)
+
+    return kernel
+
+
+for _reduction in ("Sum", "Mean", "SqrtN"):
+    reference(f"SparseSegment{_reduction}")(_segment_kernel(_reduction, False))
+    reference(f"SparseSegment{_reduction}WithNumSegments")(_segment_kernel(_reduction, True))
+    reference(f"SparseSegment{_reduction}Grad")(_grad_kernel(_reduction, False))
+    reference(f"SparseSegment{_reduction}GradV2")(_grad_kernel(_reduction, True))
+
+
+# ---------------------------------------------------------------------------------------------
+# Host ops: value-dependent sizes
+# ---------------------------------------------------------------------------------------------
+@reference("SparseReshape")
+def _sparse_reshape(ctx, op, indices, shape, new_shape):
+    indices, shape = np.asarray(indices, np.int64), np.asarray(shape, np.int64)
+    target = np.asarray(new_shape, np.int64).copy()
+    size = int(np.prod(shape))
+    unknown = np.flatnonzero(target == -1)
+    if len(unknown) > 1:
+        raise _invalid(
+            op, f"only one output dimension may be -1, not both {unknown[0]} and {unknown[1]}"
+        )
+    known = int(np.prod(target[target != -1]))
+    if len(unknown):
+        if known == 0 or size % known:
+            raise _invalid(
+                op,
+                f"Input to reshape is a SparseTensor with {size} dense values, but "
+                f"the requested shape requires a multiple of {known}. "
+                f"inputShape={_text(shape)} outputShape={_text(target)}",
+            )
+        target[unknown[0]] = size // known
+    if int(np.prod(target)) != size:
+        raise _invalid(
+            op,
+            f"Input to reshape is a tensor with {size} dense values, but the "
+            f"requested shape has {int(np.prod(target))}. inputShape={_text(shape)} "
+            f"outputShape={_text(target)}",
+        )
+    if not len(indices):
+        return np.zeros((0, len(target)), np.int64), target
+    flat = (
+        np.ravel_multi_index(tuple(indices.T), tuple(shape))
+        if shape.size
+        else np.zeros(len(indices), np.int64)
+    )
+    out = (
+        np.stack(np.unravel_index(flat, tuple(target)), axis=1)
+        if target.size
+        else np.zeros((len(indices), 0))
+    )
+    return out.astype(np.int64), target
+
+
+def _text(shape):
+    return "[" + ",".join(str(int(d)) for d in shape) + "]"
+
+
+def _row_major_order(indices):
+    indices = np.asarray(indices)
+    if not len(indices) or indices.shape[1] == 0:
+        return np.arange(len(indices))
+    return np.lexsort(indices.T[::-1])
+
+
+@reference("SparseConcat")
+def _sparse_concat(ctx, op, *inputs):
+    n = op.attrs["N"]
+    indices, values, shapes = inputs[:n], inputs[n : 2 * n], inputs[2 * n :]
+    shapes = [np.asarray(s, np.int64) for s in shapes]
+    rank = len(shapes[0])
+    axis = op.attrs["concat_dim"] % rank
+    offset, parts = 0, []
+    for ind, shape in zip(indices, shapes):
+        ind = np.asarray(ind, np.int64).copy()
+        ind[:, axis] += offset
+        parts.append(ind)
+        offset += int(shape[axis])
+    out_shape = shapes[0].copy()
+    out_shape[axis] = offset
+    all_indices = np.concatenate(parts)
+    all_values = np.concatenate([np.asarray(v) for v in values])
+    order = _row_major_order(all_indices)
+    return all_indices[order], all_values[order], out_shape
+
+
+@reference("SparseFillEmptyRows")
+def _sparse_fill_empty_rows(ctx, op, indices, values, dense_shape, default):
+    indices, values = np.asarray(indices, np.int64), np.asarray(values)
+    rows = int(dense_shape[0])
+    if rows == 0 and len(indices):
+        raise _invalid(
+            op,
+            f"Received SparseTensor with dense_shape[0] = 0 but indices.shape[0] = {len(indices)}",
+        )
+    empty = np.ones(rows, bool)
+    empty[indices[:, 0]] = False
+    filler = np.zeros((int(empty.sum()), indices.shape[1]), np.int64)
+    filler[:, 0] = np.flatnonzero(empty)
+    all_indices = np.concatenate([indices, filler])
+    all_values = np.concatenate([values, np.full(len(filler), default, values.dtype)])
+    order = np.argsort(all_indices[:, 0], kind="stable")
+    position = np.empty(len(order), np.int64)
+    position[order] = np.arange(len(order))
+    return all_indices[order], all_values[order], empty, position[: len(indices)]
+
+
+@reference("SparseFillEmptyRowsGrad")
+def _sparse_fill_empty_rows_grad(ctx, op, reverse_index_map, grad_values):
+    grad = np.asarray(grad_values)
+    taken = grad[np.asarray(reverse_index_map, np.int64)]
+    return taken, np.asarray(grad.sum() - taken.sum(), grad.dtype)
+
+
+@reference("SparseAdd")
+def _sparse_add(ctx, op, a_indices, a_values, a_shape, b_indices, b_values, b_shape, thresh):
+    if not np.array_equal(a_shape, b_shape):
+        raise _invalid(
+            op,
+            f"Operands do not have the same ranks; got shapes: {_text(a_shape)} and "
+            f"{_text(b_shape)}",
+        )
+    indices = np.concatenate([np.asarray(a_indices), np.asarray(b_indices)])
+    values = np.concatenate([np.asarray(a_values), np.asarray(b_values)])
+    order = _row_major_order(indices)
+    indices, values = indices[order], values[order]
+    keys, start = np.unique(indices, axis=0, return_index=True) if len(indices) else (indices, [])
+    sums = np.add.reduceat(values, np.sort(start)) if len(indices) else values
+    keys = indices[np.sort(start)] if len(indices) else keys
+    keep = np.abs(sums) >= thresh if len(sums) else np.zeros(0, bool)
+    return keys[keep].astype(np.int64), sums[keep], np.asarray(a_shape, np.int64)
+
+
+@reference("SparseAddGrad")
+def _sparse_add_grad(ctx, op, grad, a_indices, b_indices, sum_indices):
+    grad = np.asarray(grad)
+    lookup = {tuple(i): g for i, g in zip(np.asarray(sum_indices).tolist(), grad)}
+    zero = np.zeros((), grad.dtype)
+    a = np.asarray([lookup.get(tuple(i), zero) for i in np.asarray(a_indices).tolist()], grad.dtype)
+    b = np.asarray([lookup.get(tuple(i), zero) for i in np.asarray(b_indices).tolist()], grad.dtype)
+    return a, b
+
+
+# ---------------------------------------------------------------------------------------------
+# SparseCross: per row, the cartesian product of the columns' features (last column fastest)
+# ---------------------------------------------------------------------------------------------
+_MASK = (1 << 64) - 1
+_K_MUL = 0xC6A4A7935BD1E995
+
+
+def _shift_mix(v):
+    return v ^ (v >> 47)
+
+
+def fingerprint_cat64(fp1: int, fp2: int) -> int:
+    """FarmHash's FingerprintCat64 on uint64 values."""
+    result = (fp1 ^ _K_MUL) & _MASK
+    result ^= (_shift_mix((fp2 * _K_MUL) & _MASK) * _K_MUL) & _MASK
+    result = (result * _K_MUL) & _MASK
+    result = (_shift_mix(result) * _K_MUL) & _MASK
+    return _shift_mix(result)
+
+
+def _columns(op, indices, values, shapes, dense):
+    """Per column, the features of each row (sparse columns first, then dense)."""
+    if shapes:
+        batch = int(shapes[0][0])
+    elif dense:
+        batch = np.asarray(dense[0]).shape[0]
+    else:
+        batch = 0
+    columns = []
+    for i, (ind, val, shape) in enumerate(zip(indices, values, shapes)):
+        if int(shape[0]) != batch:
+            raise _invalid(op, f"Expected batch size {batch} got {int(shape[0])} at position {i}")
+        rows = np.asarray(ind)[:, 0]
+        val = np.asarray(val)
+        columns.append([val[rows == b] for b in range(batch)])
+    for d in dense:
+        d = np.asarray(d)
+        columns.append([d[b] for b in range(batch)])
+    return batch, columns
+
+
+def _feature_hash(value) -> int:
+    from lowering.reference.string_hash import fingerprint64
+
+    if isinstance(value, (bytes, str)):
+        text = value.encode() if isinstance(value, str) else value
+        return int(np.asarray(fingerprint64(np.asarray([text], object))).view(np.uint64)[0])
+    return int(value) & _MASK
+
+
+def _cross(op, indices, values, shapes, dense, generate):
+    batch, columns = _columns(op, indices, values, shapes, dense)
+    out_indices, out_values, widest = [], [], 0
+    for b in range(batch):
+        features = [c[b] for c in columns]
+        count = 0
+        if columns and all(len(f) for f in features):
+            for combo in itertools.product(*features):
+                out_indices.append((b, count))
+                out_values.append(generate(combo))
+                count += 1
+        widest = max(widest, count)
+    indices_out = np.asarray(out_indices, np.int64).reshape(-1, 2)
+    return indices_out, out_values, np.asarray([batch, widest], np.int64)
+
+
+def _hashed(num_buckets, hash_key):
+    def generate(combo):
+        hashed = hash_key & _MASK
+        for feature in combo:
+            hashed = fingerprint_cat64(hashed, _feature_hash(feature))
+        return hashed % num_buckets if num_buckets > 0 else hashed % ((1 << 63) - 1)
+
+    return generate
+
+
+def _joined(combo):
+    parts = [f if isinstance(f, bytes) else str(int(f)).encode() for f in combo]
+    return b"_X_".join(parts)
+
+
+@reference("SparseCross")
+def _sparse_cross(ctx, op, *inputs):
+    n = op.attrs["N"]
+    indices, values, shapes = inputs[:n], inputs[n : 2 * n], inputs[2 * n : 3 * n]
+    dense = inputs[3 * n :]
+    if op.attrs["hashed_output"]:
+        generate = _hashed(op.attrs["num_buckets"], op.attrs["hash_key"])
+        out_indices, out_values, shape = _cross(op, indices, values, shapes, dense, generate)
+        return out_indices, np.asarray(out_values, np.uint64).astype(np.int64), shape
+    out_indices, out_values, shape = _cross(op, indices, values, shapes, dense, _joined)
+    return out_indices, np.asarray(out_values, dtype=object).reshape(-1), shape
+
+
+@reference("SparseCrossHashed")
+def _sparse_cross_hashed(ctx, op, *inputs):
+    n = op.attrs["N"]
+    indices, values, shapes = inputs[:n], inputs[n : 2 * n], inputs[2 * n : 3 * n]
+    dense = inputs[3 * n : -3]
+    num_buckets, strong_hash = int(inputs[-3]), bool(inputs[-2])
+    if strong_hash:
+        raise errors.UnimplementedError(None, op, "SparseCrossHashed with strong_hash=True")
+    # Keyed columns (TF's V2 kernel): sparse int64 features hash their first 4 bytes, dense
+    # int64 features are used as they are; strings are fingerprinted in both.
+    sparse_hashes = [_keyed_sparse(v) for v in values]
+
+    def generate(combo):
+        hashed = None
+        for feature in combo:
+            h = feature if isinstance(feature, tuple) else _feature_hash(feature)
+            h = h[1] if isinstance(h, tuple) else h
+            hashed = h if hashed is None else fingerprint_cat64(hashed, h)
+        return hashed % num_buckets if num_buckets > 0 else hashed % ((1 << 63) - 1)
+
+    out_indices, out_values, shape = _cross(op, indices, sparse_hashes, shapes, dense, generate)
+    return out_indices, np.asarray(out_values, np.uint64).astype(np.int64), shape
+
+
+def _keyed_sparse(values):
+    from lowering.reference.string_hash import fingerprint64
+
+    values = np.asarray(values)
+    if values.dtype == object:
+        return values
+    raw = [v.tobytes()[:4] for v in values.astype("<i8")]
+    hashes = np.asarray(fingerprint64(np.asarray(raw, object))).view(np.uint64)
+    out = np.empty(len(values), object)
+    out[:] = [("h", int(h)) for h in hashes]
+    return out
