@@ -95,7 +95,13 @@ class Variable:
                     validate_shape=validate_shape,
                     name="Assign",
                 ).op
-            with graph.colocate_with(self._variable.op):
+            # TF places the cached read on the caching device instead of colocating it.
+            placement = (
+                graph.device(caching_device)
+                if caching_device is not None
+                else graph.colocate_with(self._variable.op)
+            )
+            with placement:
                 self._snapshot = array_ops.identity(self._variable, name="read")
         self._caching_device = caching_device
         self._save_slice_info = None
