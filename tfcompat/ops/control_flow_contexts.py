@@ -215,7 +215,7 @@ class WhileContext:
         outer = self.outer_context
         if outer is not None and outer.needs_capture(tensor):
             tensor = outer.capture(tensor, consumer)
-        with graph.name_scope(consumer.name + "/"):
+        with graph.name_scope(consumer.name + "/"), _colocated_as(consumer):
             enter = control_flow_ops.enter(
                 tensor,
                 self.name,
@@ -232,6 +232,18 @@ class WhileContext:
 
     def adopt(self, ops, pivot=None):
         _adopt(self, ops, pivot=pivot)
+
+
+def _colocated_as(consumer):
+    """TF builds a capture ``Enter`` while its consumer is being created, inside the same
+    ``colocate_with`` scope; captures here happen later, so the Enter copies the consumer's
+    colocation (unless that came from a ref input, which TF's scope would not include)."""
+    import contextlib
+
+    graph = consumer.graph
+    if "_class" not in consumer.attrs or any(t.dtype.is_ref_dtype for t in consumer.inputs):
+        return contextlib.nullcontext()
+    return graph.colocate_with(consumer)
 
 
 def _adopt(ctx, ops, pivot):

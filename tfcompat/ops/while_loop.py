@@ -121,7 +121,7 @@ def _build_loop(graph, loop, cond, body, loop_vars, shape_invariants, return_sam
     from tfcompat.ops import array_ops
     from tfcompat.ops import control_flow_ops as cf
 
-    flat = [convert_to_tensor(v) for v in nest.flatten(loop_vars)]
+    flat = [convert_to_tensor(_to_flow(v)) for v in nest.flatten(loop_vars)]
     invariants = nest.flatten(shape_invariants) if shape_invariants is not None else None
     outer = loop.outer_context
     real = [
@@ -151,7 +151,7 @@ def _build_loop(graph, loop, cond, body, loop_vars, shape_invariants, return_sam
         loop.cond_pivot = merges[0]
         start = len(graph.get_operations())
         cfc.open_window(graph, loop, merges[0])
-        packed = nest.pack_sequence_as(loop_vars, merges)
+        packed = _with_arrays(loop_vars, merges)
         c = convert_to_tensor(cond(*_as_args(loop_vars, packed)))
         loop.adopt(graph.get_operations()[start:], pivot=merges[0])
         start = len(graph.get_operations())
@@ -165,10 +165,10 @@ def _build_loop(graph, loop, cond, body, loop_vars, shape_invariants, return_sam
         loop.pivot = identities[0]
         start = len(graph.get_operations())
         cfc.open_window(graph, loop, identities[0])
-        body_result = body(*_as_args(loop_vars, nest.pack_sequence_as(loop_vars, identities)))
+        body_result = body(*_as_args(loop_vars, _with_arrays(loop_vars, identities)))
         if not nest.is_nested(body_result):
             body_result = [body_result]
-        result = [convert_to_tensor(v) for v in nest.flatten(body_result)]
+        result = [convert_to_tensor(_to_flow(v)) for v in nest.flatten(body_result)]
         loop.adopt(graph.get_operations()[start:], pivot=identities[0])
         loop.window = None
         if len(merges) != len(result):
@@ -198,10 +198,28 @@ def _build_loop(graph, loop, cond, body, loop_vars, shape_invariants, return_sam
     loop.loops = list(zip(enters, merges, switches, identities, nexts, exits))
     loop.body_fn = body
     structure = body_result if nest.is_nested(body_result) else [body_result]
-    packed_exits = nest.pack_sequence_as(structure, exits)
+    packed_exits = _with_arrays(structure, exits)
     if return_same_structure:
         return packed_exits
     return packed_exits[0] if len(exits) == 1 else packed_exits
+
+
+def _to_flow(value):
+    """A TensorArray loop variable is carried as its flow, as TF does."""
+    from tfcompat.ops.tensor_array_ops import TensorArray
+
+    return value.flow if isinstance(value, TensorArray) else value
+
+
+def _with_arrays(structure, tensors):
+    """``tensors`` arranged like ``structure``, TensorArray places rebuilt around them."""
+    from tfcompat.ops.tensor_array_ops import TensorArray, build_ta_with_new_flow
+
+    leaves = [
+        build_ta_with_new_flow(s, t) if isinstance(s, TensorArray) else t
+        for s, t in zip(nest.flatten(structure), tensors)
+    ]
+    return nest.pack_sequence_as(structure, leaves)
 
 
 def _as_args(loop_vars, packed):
