@@ -32,6 +32,7 @@ FAMILIES = (
     "state",
     "control_flow",
     "stack",
+    "tensor_array",
     "training",
     "random",
     "conv",

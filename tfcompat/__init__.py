@@ -80,6 +80,8 @@ from tfcompat.ops import lookup_ops, string_ops  # noqa: F401 - host ops: string
 from tfcompat.ops import sparse_ops, sparse_segment_ops  # noqa: F401 - sparse tensors
 from tfcompat.lib.io import tf_record as _tf_record  # noqa: F401 - tf.io TFRecord files
 from tfcompat.ops import parsing_ops as _parsing_ops  # noqa: F401 - tf.train.Example
+from tfcompat.ops import tensor_array_ops  # noqa: F401 - tf.TensorArray
+from tfcompat.ops import rnn, rnn_cell_impl  # noqa: F401 - tf.nn.dynamic_rnn, tf.nn.rnn_cell
 from tfcompat.client.session import (  # noqa: F401
     InteractiveSession,
     Session,
