@@ -446,6 +446,8 @@ def check_report(device_function, report) -> bool:
         import jax
 
         device_function.stack_bucket *= 2
-        device_function.jitted = jax.jit(device_function._traced, donate_argnums=(0,))
+        device_function.jitted = jax.jit(
+            device_function._traced, donate_argnums=(0,), static_argnums=(4,)
+        )
         return True
     return False
