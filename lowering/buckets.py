@@ -215,22 +215,24 @@ class SegmentBuckets:
             for t in taints[pos].carrier:
                 padded_tensors.setdefault(t, pos)
         self.padded_tensors = padded_tensors
-        # Output position -> input position whose true length it has.
-        self.trims = {
-            i: padded_tensors[t] for i, t in enumerate(segment.outputs) if t in padded_tensors
-        }
+        # Output position -> fn(host values, input lengths) -> its true length.
+        self.trims = _trims(segment, padded_tensors)
         self.hint_specs = _hint_specs(segment.ops, padded_tensors)
         self.active = bool(self.padded or self.hint_specs)
-        self._lengths = {}
+        self._lengths, self._values = {}, None
 
     # -- per call ------------------------------------------------------------------------
     def pack(self, inputs, state):
-        """Pads the bucketed inputs and appends the step's Hints."""
+        """Pads the bucketed inputs and appends the step's Hints. Small integer arrays an
+        earlier device segment computed come back to numpy, so that they can become
+        compile-time values like fed ones (``lowering/static.py``): a step split by a host
+        op (``Where``, ``SparseFillEmptyRows``) passes shapes on that way."""
+        inputs = [_host_small_ints(v) for v in inputs]
         if not self.active:
             return inputs
         items = []
+        values = self._values = _HostValues(self.segment, self.ops, inputs, state)
         if self.hint_specs:
-            values = _HostValues(self.segment, self.ops, inputs, state)
             for key, compute in self.hint_specs:
                 try:
                     items.append((key, compute(values)))
@@ -258,9 +260,43 @@ class SegmentBuckets:
         if not self.trims:
             return outputs
         outputs = list(outputs)
-        for i, pos in self.trims.items():
-            outputs[i] = outputs[i][: self._lengths[pos]]
+        for i, length in self.trims.items():
+            outputs[i] = outputs[i][: length(self._values, self._lengths)]
         return outputs
+
+
+def _trims(segment, padded_tensors):
+    """How long each padded output of the segment really is: the length of the input it
+    was padded with, or for a row-sparse gradient of padded entries (``*GradV2``, whose
+    rows are bounded by the padded length) the number of distinct indices."""
+    position = {t: i for i, t in enumerate(segment.outputs)}
+    trims = {}
+    for t, pos in padded_tensors.items():
+        if t in position:
+            trims[position[t]] = lambda values, lengths, pos=pos: lengths[pos]
+    for op in segment.ops:
+        if op.type.endswith("GradV2") and op.inputs[1] in padded_tensors:
+            indices, segment_ids = op.inputs[1], op.inputs[2]
+
+            def distinct(values, lengths, indices=indices, segment_ids=segment_ids):
+                return sparse_lowering.distinct_count(values.get(indices), values.get(segment_ids))
+
+            for out in op.outputs:
+                if out in position:
+                    trims[position[out]] = distinct
+    return trims
+
+
+def _host_small_ints(value):
+    from lowering import static as static_lib
+
+    if (
+        isinstance(value, jax.Array)
+        and value.dtype.kind in "iu"
+        and value.size <= static_lib.MAX_STATIC_FEED_ELEMENTS
+    ):
+        return np.asarray(value)
+    return value
 
 
 def _candidate(tensor) -> bool:

@@ -281,21 +281,37 @@ def _sparse_fill_empty_rows_grad(ctx, op, reverse_index_map, grad_values):
 
 @reference("SparseAdd")
 def _sparse_add(ctx, op, a_indices, a_values, a_shape, b_indices, b_values, b_shape, thresh):
+    """TF's merge of two ordered entry lists: equal indices are summed and kept when the
+    sum's magnitude reaches ``thresh``; entries of one operand only are always kept."""
     if not np.array_equal(a_shape, b_shape):
         raise _invalid(
             op,
             f"Operands do not have the same ranks; got shapes: {_text(a_shape)} and "
             f"{_text(b_shape)}",
         )
-    indices = np.concatenate([np.asarray(a_indices), np.asarray(b_indices)])
-    values = np.concatenate([np.asarray(a_values), np.asarray(b_values)])
-    order = _row_major_order(indices)
-    indices, values = indices[order], values[order]
-    keys, start = np.unique(indices, axis=0, return_index=True) if len(indices) else (indices, [])
-    sums = np.add.reduceat(values, np.sort(start)) if len(indices) else values
-    keys = indices[np.sort(start)] if len(indices) else keys
-    keep = np.abs(sums) >= thresh if len(sums) else np.zeros(0, bool)
-    return keys[keep].astype(np.int64), sums[keep], np.asarray(a_shape, np.int64)
+    a_idx, b_idx = np.asarray(a_indices).tolist(), np.asarray(b_indices).tolist()
+    a_val, b_val = np.asarray(a_values), np.asarray(b_values)
+    indices, values, i, j = [], [], 0, 0
+    while i < len(a_idx) and j < len(b_idx):
+        if a_idx[i] < b_idx[j]:
+            indices.append(a_idx[i]), values.append(a_val[i])
+            i += 1
+        elif a_idx[i] > b_idx[j]:
+            indices.append(b_idx[j]), values.append(b_val[j])
+            j += 1
+        else:
+            total = a_val[i] + b_val[j]
+            if np.abs(total) >= thresh:
+                indices.append(a_idx[i]), values.append(total)
+            i, j = i + 1, j + 1
+    indices += a_idx[i:] + b_idx[j:]
+    values += list(a_val[i:]) + list(b_val[j:])
+    rank = len(a_shape)
+    return (
+        np.asarray(indices, np.int64).reshape(-1, rank),
+        np.asarray(values, a_val.dtype),
+        np.asarray(a_shape, np.int64),
+    )
 
 
 @reference("SparseAddGrad")

@@ -302,7 +302,9 @@ def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None, k
     if axis is None:
         rank = sp_input.shape.rank
         if rank:
-            axis = np.arange(rank, dtype=np.int32)
+            from tfcompat.framework.constant_op import constant
+
+            axis = constant(np.arange(rank, dtype=np.int32))
         else:
             from tfcompat.ops import reduction_ops
 
@@ -651,8 +653,7 @@ def sparse_retain(sp_input, to_retain):
 
     sp_input = convert_to_sparse_tensor(sp_input)
     to_retain = convert_to_tensor(to_retain)
-    retain_shape = to_retain.shape
-    retain_shape.assert_has_rank(1)
+    retain_shape = to_retain.shape.with_rank(1)
     if sp_input.values.shape.rank is not None:
         sp_input.values.shape[0].assert_is_compatible_with(
             tensor_shape.dimension_at_index(retain_shape, 0)
@@ -672,16 +673,17 @@ def sparse_to_indicator(sp_input, vocab_size, name=None):
     with array_ops._scope(name, "SparseToIndicator") as scope:
         entries = array_ops.shape(sp_input.indices)[0]
         new_values = array_ops.fill(array_ops.expand_dims(entries, 0), True)
-        with array_ops._scope(scope, "SparseMerge"):
-            ids = sp_input.values
-            if sp_input.dtype != dtypes.int64:
-                ids = math_ops.cast(ids, dtypes.int64)
-            ids = [array_ops.expand_dims(ids, axis=1)]
-            vocab = [math_ops.cast(vocab_size, dtypes.int64)]
-            new_indices = join_ops.concat([sp_input.indices[:, :-1]] + ids, 1)
-            new_shape = join_ops.concat([sp_input.dense_shape[:-1], vocab], 0)
-            ordered = sparse_reorder(SparseTensor(new_indices, new_values, new_shape))
-            merged = SparseTensor(ordered.indices, ordered.values, new_shape)
+        sp_values = SparseTensor(sp_input.indices, new_values, sp_input.dense_shape)
+        # TF's sparse_merge, in the same scope: ids become the last index column.
+        ids = sp_input.values
+        if sp_input.dtype != dtypes.int64:
+            ids = math_ops.cast(ids, dtypes.int64)
+        ids = [array_ops.expand_dims(ids, axis=1)]
+        vocab = [math_ops.cast(vocab_size, dtypes.int64)]
+        new_indices = join_ops.concat([sp_input.indices[:, :-1]] + ids, 1)
+        new_shape = join_ops.concat([sp_input.dense_shape[:-1], vocab], 0)
+        ordered = sparse_reorder(SparseTensor(new_indices, sp_values.values, new_shape))
+        merged = SparseTensor(ordered.indices, ordered.values, new_shape)
         return sparse_tensor_to_dense(
             merged, default_value=False, validate_indices=False, name=scope
         )
@@ -695,11 +697,9 @@ def sparse_cross_hashed(inputs, num_buckets=0, hash_key=None, name=None):
     return _sparse_cross(inputs, True, num_buckets, hash_key, name)
 
 
-@tf_export("sparse.cross")
-def sparse_cross(inputs, name=None, separator=None):
-    """String crosses ``"a_X_b"`` of the features of ``inputs``, row by row."""
-    if separator is not None:
-        raise NotImplementedError("tfcompat: sparse.cross with a separator (SparseCrossV2)")
+def sparse_cross(inputs, name=None):
+    """String crosses ``"a_X_b"`` of the features of ``inputs``, row by row (the
+    ``SparseCross`` op; TF 2.21's ``tf.sparse.cross`` builds ``SparseCrossV2`` instead)."""
     return _sparse_cross(inputs, False, 0, None, name)
 
 
