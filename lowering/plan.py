@@ -139,11 +139,44 @@ def _check_feeds_present(ops, feeds):
             )
 
 
+def _host_bound_constants(ordered, feeds):
+    """Device ops computing constants (a Const, a Reshape of Consts...) whose every consumer
+    is a host op or another such op: they run on the host with their consumers. Left on
+    the device, the constant inputs of a host op (the dense defaults of ParseExampleV2)
+    would put that op after a device segment and split the step in two."""
+    from lowering.registry import REFERENCE
+
+    constant = set()
+    for op in ordered:
+        if (
+            op.type in REFERENCE
+            and not op.type.startswith("_")  # the planner's region pseudo-ops
+            and op.type not in VARIABLE_OP_TYPES
+            and op.type != "Placeholder"
+            and not op.op_def.is_stateful
+            and not op.control_inputs
+            and all(t not in feeds and t.op in constant for t in op.inputs)
+        ):
+            constant.add(op)
+    consumers = {op: [] for op in constant}
+    for op in ordered:
+        for t in op.inputs:
+            if t.op in consumers:
+                consumers[t.op].append(op)
+    bound = set()
+    for op in reversed(ordered):
+        users = consumers.get(op)
+        if users and all(u in bound or is_host_op(u) for u in users):
+            bound.add(op)
+    return bound
+
+
 def _assign_segments(ordered, feeds, alias=None):
     """Segment index per op: even indices are host segments, odd ones device segments."""
     alias = alias or {}
     level = {}
     tensor_level = {t: 0 for t in feeds}
+    host_bound = _host_bound_constants(ordered, feeds)
     for op in ordered:
         lowest = 0
         for t in op.inputs:
@@ -152,7 +185,7 @@ def _assign_segments(ordered, feeds, alias=None):
             c = alias.get(c, c)
             if c in level:
                 lowest = max(lowest, level[c])
-        want_parity = 0 if is_host_op(op) else 1
+        want_parity = 0 if is_host_op(op) or op in host_bound else 1
         if lowest % 2 != want_parity:
             lowest += 1
         level[op] = lowest
@@ -174,14 +207,17 @@ def build_plan(fetches, targets, feeds, random_op_types=frozenset()) -> Plan:
     rest = [op for op in ordered if op.type not in VARIABLE_OP_TYPES]
     level = _assign_segments(rest, feeds_set, alias)
     count = max(level.values(), default=-1) + 1
+    bare = 1
     if not rest and var_ops:
-        count = 2  # fetching a bare variable: one device segment
+        # Fetching bare variables: one device segment (a host one if any holds strings).
+        bare = 0 if any(is_host_op(op) for op in var_ops) else 1
+        count = bare + 1
     buckets = [[] for _ in range(count)]
     for op in rest:
         buckets[level[op]].append(op)
     for i, bucket in enumerate(buckets):
         used = {t.op for op in bucket for t in op.inputs}
-        if not rest and i == 1:
+        if not rest and i == bare:
             used = set(var_ops)
         bucket[:0] = [v for v in var_ops if v in used]
     segments = [
