@@ -13,21 +13,17 @@ Key: <k>, Index: <i>.") and the single-example parser (a scalar input) only the 
 from __future__ import annotations
 
 import itertools
-import operator
 
 import numpy as np
 from google.protobuf.message import DecodeError
 
+from lowering.reference import example_wire
 from lowering.registry import reference
 from tfcompat.framework import dtypes, errors
 from tfcompat.framework.proto import example_pb2
 
-# dtype -> (the Feature oneof that holds it, its value list, name in "Number of ... values")
-_KIND = {
-    dtypes.float32: ("float_list", operator.attrgetter("float_list.value"), "float"),
-    dtypes.int64: ("int64_list", operator.attrgetter("int64_list.value"), "int64"),
-    dtypes.string: ("bytes_list", operator.attrgetter("bytes_list.value"), "bytes"),
-}
+# dtype -> its name in TF's "Number of <name> values" messages
+_COUNT_NAME = {dtypes.float32: "float", dtypes.int64: "int64", dtypes.string: "bytes"}
 _KIND_DTYPE_NAME = {"float_list": "float", "int64_list": "int64", "bytes_list": "string"}
 
 
@@ -65,13 +61,13 @@ class _BatchMessages:
         if dtype == dtypes.string:
             return self.at(key, index) + "Can't parse serialized Example."
         return self.at(key, index) + (
-            f"Number of {_KIND[dtype][2]} values != expected.  Values size: {size} but "
+            f"Number of {_COUNT_NAME[dtype]} values != expected.  Values size: {size} but "
             f"output shape: {_shape_text(dims)}"
         )
 
     def stride(self, key, index, dtype, size, dims):
         return self.at(key, index) + (
-            f"Number of {_KIND[dtype][2]} values is not a multiple of stride length. Saw "
+            f"Number of {_COUNT_NAME[dtype]} values is not a multiple of stride length. Saw "
             f"{size} values but output shape is: {_shape_text(dims)}"
         )
 
@@ -106,17 +102,81 @@ class _SingleMessages:
 # ---------------------------------------------------------------------------------------------
 # Decoding and per-key value collection
 # ---------------------------------------------------------------------------------------------
-def _feature_maps(op, records):
-    """Each record's ``features.feature`` map, decoded once."""
-    parse = example_pb2.Example.FromString
-    maps = []
-    for record in records:
+class _RecordsSource:
+    """The batch's map entries: read by the vectorised wire reader while the records use the
+    encoding it reads (checked level by level as keys are read), else by decoding each
+    record with the protobuf runtime."""
+
+    def __init__(self, op, records):
+        self._op = op
+        self._records = [r if isinstance(r, bytes) else bytes(r) for r in records]
+        self.size = len(self._records)
         try:
-            maps.append(parse(record).features.feature)
-        except DecodeError:
-            shown = record.decode("utf-8", "backslashreplace")
-            raise _invalid(op, f"Could not parse example input, value: '{shown}'") from None
-    return maps
+            self._impl = example_wire.Batch(self._records)
+        except example_wire.NotCanonical:
+            self._impl = _ProtoSource(op, self._records)
+
+    def column(self, key: bytes, kind: int):
+        try:
+            return self._impl.column(key, kind)
+        except example_wire.NotCanonical:
+            self._impl = _ProtoSource(self._op, self._records)
+            return self._impl.column(key, kind)
+
+
+class _ProtoSource:
+    """Records decoded one by one by the protobuf runtime (upb): handles every encoding and
+    reports undecodable records."""
+
+    _CODES = {
+        None: example_wire.NO_LIST,
+        "bytes_list": example_wire.BYTES,
+        "float_list": example_wire.FLOAT,
+        "int64_list": example_wire.INT64,
+    }
+
+    def __init__(self, op, records):
+        parse = example_pb2.Example.FromString
+        self.maps = []
+        for record in records:
+            try:
+                self.maps.append(parse(record).features.feature)
+            except DecodeError:
+                shown = record.decode("utf-8", "backslashreplace")
+                raise _invalid(op, f"Could not parse example input, value: '{shown}'") from None
+        self.size = len(self.maps)
+
+    def column(self, key: bytes, kind: int):
+        """Per-record kind codes, and counts and flattened values of the lists of ``kind``."""
+        features = [m.get(key.decode("utf-8", "surrogateescape")) for m in self.maps]
+        codes = [
+            example_wire.MISSING if f is None else self._CODES[f.WhichOneof("kind")]
+            for f in features
+        ]
+        kinds = np.array(codes, dtype=np.int64).reshape(-1)
+        name = _KIND_NAMES[kind]
+        lists = [getattr(f, name).value if c == kind else () for f, c in zip(features, codes)]
+        lengths = np.fromiter(map(len, lists), np.int64, count=len(lists))
+        flat = itertools.chain.from_iterable(lists)
+        if kind == example_wire.BYTES:
+            values = np.empty(int(lengths.sum()), dtype=object)
+            values[:] = list(flat)
+        else:
+            dtype = np.float32 if kind == example_wire.FLOAT else np.int64
+            values = np.fromiter(flat, dtype, count=int(lengths.sum()))
+        return kinds, lengths, values
+
+
+_KIND_NAMES = {
+    example_wire.BYTES: "bytes_list",
+    example_wire.FLOAT: "float_list",
+    example_wire.INT64: "int64_list",
+}
+_KIND_OF_DTYPE = {
+    dtypes.string: example_wire.BYTES,
+    dtypes.float32: example_wire.FLOAT,
+    dtypes.int64: example_wire.INT64,
+}
 
 
 class _Column:
@@ -139,31 +199,18 @@ class _Column:
         return np.arange(len(self.values), dtype=np.int64) - np.repeat(starts, self.lengths)
 
 
-def _column(op, maps, key, dtype, messages, type_error):
+def _column(op, source, key, dtype, messages, type_error):
     """Collects ``key``'s values of ``dtype``; a feature holding another list type raises
     ``type_error`` (TF words it differently for dense and sparse features). A feature
     with no list set counts as missing."""
-    kind, values_of, _ = _KIND[dtype]
-    features = [m.get(key) for m in maps]
-    kinds = [None if f is None else f.WhichOneof("kind") for f in features]
-    lists = []
-    for index, (feature, found) in enumerate(zip(features, kinds)):
-        if found == kind:
-            lists.append(values_of(feature))
-        elif found is None:
-            lists.append(())
-        else:
-            raise _invalid(op, messages.at(key, index) + type_error(found, dtype))
-    present = np.fromiter((k is not None for k in kinds), bool, count=len(kinds))
-    lengths = np.fromiter(map(len, lists), np.int64, count=len(lists))
-    total = int(lengths.sum())
-    flat = itertools.chain.from_iterable(lists)
-    if dtype == dtypes.string:
-        values = np.empty(total, dtype=object)
-        values[:] = list(flat)
-    else:
-        values = np.fromiter(flat, dtype.as_numpy_dtype, count=total)
-    return _Column(present, lengths, values)
+    kind = _KIND_OF_DTYPE[dtype]
+    kinds, lengths, values = source.column(key.encode("utf-8"), kind)
+    wrong = np.flatnonzero((kinds != kind) & (kinds > example_wire.NO_LIST))
+    if len(wrong):
+        index = int(wrong[0])
+        found = _KIND_NAMES[int(kinds[index])]
+        raise _invalid(op, messages.at(key, index) + type_error(found, dtype))
+    return _Column(kinds > example_wire.NO_LIST, lengths, values)
 
 
 def _dense_type_error(found, dtype):
@@ -183,18 +230,18 @@ def _sparse_type_error(found, dtype):
 # ---------------------------------------------------------------------------------------------
 # Outputs per feature kind
 # ---------------------------------------------------------------------------------------------
-def _sparse(op, maps, key, dtype, messages):
+def _sparse(op, source, key, dtype, messages):
     """(indices [N, 2], values [N], dense_shape [batch, longest list])."""
-    col = _column(op, maps, key, dtype, messages, _sparse_type_error)
+    col = _column(op, source, key, dtype, messages, _sparse_type_error)
     indices = np.stack([col.row_ids, col.positions], axis=1).reshape(-1, 2)
     width = int(col.lengths.max()) if len(col.lengths) else 0
-    return indices, col.values, np.array([len(maps), width], dtype=np.int64)
+    return indices, col.values, np.array([source.size, width], dtype=np.int64)
 
 
-def _dense(op, maps, key, dtype, dims, default, messages):
+def _dense(op, source, key, dtype, dims, default, messages):
     """Fixed shape ``dims``: every record has exactly that many values or takes the
     default (an empty default makes the feature required)."""
-    col = _column(op, maps, key, dtype, messages, _dense_type_error)
+    col = _column(op, source, key, dtype, messages, _dense_type_error)
     size = int(np.prod(dims, dtype=np.int64))
     default = np.asarray(default)
     missing = np.flatnonzero(~col.present)
@@ -204,17 +251,17 @@ def _dense(op, maps, key, dtype, dims, default, messages):
     if len(wrong):
         i = int(wrong[0])
         raise _invalid(op, messages.count(key, i, dtype, int(col.lengths[i]), dims))
-    out = np.empty((len(maps), size), dtype=col.values.dtype)
+    out = np.empty((source.size, size), dtype=col.values.dtype)
     out[col.present] = col.values.reshape(-1, size)
     if len(missing):
         out[missing] = default.reshape(size)
-    return out.reshape((len(maps), *dims))
+    return out.reshape((source.size, *dims))
 
 
-def _dense_sequence(op, maps, key, dtype, dims, default, messages):
+def _dense_sequence(op, source, key, dtype, dims, default, messages):
     """Shape ``[None] + rest``: any number of ``rest`` blocks per record, padded with the
     scalar default to the batch's longest."""
-    col = _column(op, maps, key, dtype, messages, _dense_type_error)
+    col = _column(op, source, key, dtype, messages, _dense_type_error)
     stride = int(np.prod(dims[1:], dtype=np.int64))
     if stride:
         wrong = np.flatnonzero(col.lengths % stride)
@@ -228,14 +275,14 @@ def _dense_sequence(op, maps, key, dtype, dims, default, messages):
     fill = np.asarray(default).reshape(-1)
     if fill.size == 0:
         fill = np.array(["" if dtype == dtypes.string else 0], dtype=col.values.dtype)
-    out = np.empty((len(maps), longest * stride), dtype=col.values.dtype)
+    out = np.empty((source.size, longest * stride), dtype=col.values.dtype)
     out[...] = fill[0]
     out[col.row_ids, col.positions] = col.values
-    return out.reshape((len(maps), longest, *dims[1:]))
+    return out.reshape((source.size, longest, *dims[1:]))
 
 
-def _ragged(op, maps, key, dtype, split_dtype, messages):
-    col = _column(op, maps, key, dtype, messages, _sparse_type_error)
+def _ragged(op, source, key, dtype, split_dtype, messages):
+    col = _column(op, source, key, dtype, messages, _sparse_type_error)
     splits = np.concatenate([[0], np.cumsum(col.lengths)]).astype(split_dtype.as_numpy_dtype)
     return col.values, splits
 
@@ -259,9 +306,9 @@ def _parse(op, serialized, names, spec):
             f"Expected len(names) == len(serialized), but got: {names.size} vs {serialized.size}",
         )
     messages = _SingleMessages() if single else _BatchMessages(list(names))
-    maps = _feature_maps(op, serialized.reshape(-1))
+    source = _RecordsSource(op, serialized.reshape(-1))
     sparse = [
-        _sparse(op, maps, key, dtype, messages)
+        _sparse(op, source, key, dtype, messages)
         for key, dtype in zip(spec["sparse_keys"], spec["sparse_types"])
     ]
     dense = []
@@ -270,11 +317,11 @@ def _parse(op, serialized, names, spec):
     ):
         dims = shape.as_list()
         if dims and dims[0] is None:
-            dense.append(_dense_sequence(op, maps, key, dtype, dims, default, messages))
+            dense.append(_dense_sequence(op, source, key, dtype, dims, default, messages))
         else:
-            dense.append(_dense(op, maps, key, dtype, dims, default, messages))
+            dense.append(_dense(op, source, key, dtype, dims, default, messages))
     ragged = [
-        _ragged(op, maps, key, dtype, split, messages)
+        _ragged(op, source, key, dtype, split, messages)
         for key, dtype, split in zip(
             spec.get("ragged_keys", ()),
             spec.get("ragged_value_types", ()),
