@@ -44,6 +44,7 @@ FAMILIES = (
     "linalg",
     "nn_extra",
     "sparse",
+    "io",
 )
 
 for _family in FAMILIES:

@@ -21,6 +21,7 @@ from tfcompat.train.optimizer import Optimizer
 from tfcompat.train.proximal_adagrad import ProximalAdagradOptimizer
 from tfcompat.train.proximal_gradient_descent import ProximalGradientDescentOptimizer
 from tfcompat.train.rmsprop import RMSPropOptimizer
+from tfcompat.train import checkpoint_management, checkpoint_utils, saver  # noqa: F401 - tf.train.Saver & co
 from tfcompat.train.training_util import (
     assert_global_step,
     create_global_step,
