@@ -80,10 +80,12 @@ def _restore_v2(ctx, op, prefix, tensor_names, shape_and_slices):
     _check_counts(op, names, specs, len(wanted_dtypes))
     with _errors_at(op):
         reader = bundle.BundleReader(_text(prefix))
-        return tuple(
+        values = tuple(
             _restore_one(reader, name, spec, dtype)
             for name, spec, dtype in zip(names, specs, wanted_dtypes)
         )
+    # The interpreter takes a lone output bare, not as a 1-tuple.
+    return values[0] if len(values) == 1 else values
 
 
 def _restore_one(reader, name: str, spec: str, dtype) -> np.ndarray:

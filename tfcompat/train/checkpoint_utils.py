@@ -155,7 +155,9 @@ def _init_scope(ckpt_dir_or_file, ckpt_file, tensor_name, current, store_vars, v
                 f"Tensor {full_name} ({var_name[len(scope) + 1 :]} in {tensor_name}) is not "
                 f"found in {ckpt_dir_or_file} checkpoint"
             )
-        var = store_vars.get(var_name) or _collect_partitioned_variable(var_name, store_vars)
+        var = store_vars.get(var_name)
+        if var is None:
+            var = _collect_partitioned_variable(var_name, store_vars)
         _set_variable_or_list_initializer(var, ckpt_file, full_name)
 
 
