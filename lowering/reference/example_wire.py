@@ -118,6 +118,7 @@ class Batch:
             raise NotCanonical("a map entry without exactly one key")
         self.key_begin = begin[is_key]
         self.key_end = end[is_key]
+        self.key_length = self.key_end - self.key_begin
         value_begin = np.zeros(n, np.int64)
         value_end = np.zeros(n, np.int64)
         value_begin[e_owner[~is_key]] = begin[~is_key]
@@ -138,7 +139,7 @@ class Batch:
         """A 64-bit polynomial hash of every entry's key, computed once for the batch (keys
         are matched by hash and length, then checked byte by byte)."""
         if self._hashes is None:
-            lengths = self.key_end - self.key_begin
+            lengths = self.key_length
             width = int(lengths.max()) if len(lengths) else 0
             column = np.arange(width)
             index = np.minimum(self.key_begin[:, None] + column, len(self.buf) - 1)
@@ -151,14 +152,16 @@ class Batch:
         """Per record, the index of its (last) map entry for ``key``, or -1."""
         wanted = np.frombuffer(key, np.uint8).astype(np.uint64) + 1
         target = wanted @ _powers(len(key)) if len(key) else np.uint64(0)
-        lengths = self.key_end - self.key_begin
-        candidates = np.flatnonzero((self._key_hashes() == target) & (lengths == len(key)))
+        candidates = np.flatnonzero((self._key_hashes() == target) & (self.key_length == len(key)))
         if len(key) and candidates.size:
             index = self.key_begin[candidates, None] + np.arange(len(key))
             same = np.all(self.buf[index] == np.frombuffer(key, np.uint8), axis=1)
             candidates = candidates[same]
         entry = np.full(self.size, -1, np.int64)
-        np.maximum.at(entry, self.record[candidates], candidates)  # a later duplicate wins
+        if candidates.size:
+            records = self.record[candidates]
+            last = np.append(records[1:] != records[:-1], True)  # a later duplicate wins
+            entry[records[last]] = candidates[last]
         return entry
 
     def column(self, key: bytes, kind: int):

@@ -331,6 +331,8 @@ def _parse(op, serialized, names, spec):
     if single:
         sparse = [(ix[:, 1:], values, shape[1:]) for ix, values, shape in sparse]
         dense = [d[0] for d in dense]
+        # TF gives a single example's ragged values with no row splits at all.
+        ragged = [(values, splits[:0]) for values, splits in ragged]
     outputs = (
         [s[0] for s in sparse]
         + [s[1] for s in sparse]

@@ -180,3 +180,40 @@ def test_training_on_parsed_batches_matches_tf(sizes):
     ours = _train(tfcompat, batches)
     theirs = _train(tf1(), batches)
     assert_values_close(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("scalar", [False, True])
+def test_ragged_outputs_of_an_imported_parse_example_v2_match_tf(scalar):
+    """tfcompat has no RaggedFeature wrapper; the kernel still fills ParseExampleV2's ragged
+    outputs (values and row splits) of graphs built by TF."""
+    import tensorflow as tf2
+
+    tf = tf1()
+    graph = tf.Graph()
+    with graph.as_default():
+        serialized = tf.placeholder(tf.string, [] if scalar else [None], name="serialized")
+        tf2.raw_ops.ParseExampleV2(
+            serialized=serialized,
+            names=[],
+            sparse_keys=[],
+            dense_keys=[],
+            ragged_keys=["ids", "x"],
+            dense_defaults=[],
+            num_sparse=0,
+            sparse_types=[],
+            ragged_value_types=[tf.int64, tf.float32],
+            ragged_split_types=[tf.int32, tf.int64],
+            dense_shapes=[],
+            name="parse",
+        )
+    graph_def = graph.as_graph_def().SerializeToString()
+    records = batch(_records(5, seed=4))
+    feed = {"serialized:0": records[0] if scalar else records}
+    fetches = [f"parse:{i}" for i in range(4)]
+    results = []
+    for module in (tf, tfcompat):
+        with module.Graph().as_default() as g:
+            module.import_graph_def(module.GraphDef.FromString(graph_def), name="")
+            with module.Session(graph=g) as sess:
+                results.append(sess.run(fetches, feed))
+    assert_values_close(results[1], results[0], 0, 0)
