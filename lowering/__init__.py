@@ -44,6 +44,7 @@ FAMILIES = (
     "linalg",
     "nn_extra",
     "sparse",
+    "space_batch",
     "io",
 )
 

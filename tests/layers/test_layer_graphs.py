@@ -282,8 +282,6 @@ def test_errors_match_tf(case):
 def test_unsupported_options_raise():
     with pytest.raises(NotImplementedError):
         tfcompat.layers.BatchNormalization(renorm=True)
-    with pytest.raises(NotImplementedError):
-        tfcompat.layers.Conv2D(2, 3, dilation_rate=2)
 
 
 def test_layer_reuse_shares_variables():

@@ -2,8 +2,8 @@
 ``SeparableConv2D`` and their functional forms, building the ops TF 2.21's legacy layers
 build (``conv2d/Conv2D``, ``conv1d/Conv1D/ExpandDims``, ``conv2d_transpose/stack``...).
 
-Dilation rates above 1 are refused with NotImplementedError: TF builds them with
-SpaceToBatchND / BatchToSpaceND, which tfcompat does not implement.
+Dilation rates above 1 go through ``tf.nn.convolution`` as TF's layers do (SpaceToBatchND /
+convolution / BatchToSpaceND under the op's scope).
 """
 
 from __future__ import annotations
@@ -68,11 +68,6 @@ class _Conv(Layer):
                 "`strides > 1` not supported in conjunction with `dilation_rate > 1`. "
                 f"Received: strides={self.strides} and dilation_rate={self.dilation_rate}"
             )
-        if max(self.dilation_rate) > 1:
-            raise NotImplementedError(
-                "tf.layers convolutions with dilation_rate > 1: TF builds them with "
-                "SpaceToBatchND, which tfcompat does not implement"
-            )
 
     def _channel_axis(self):
         return -1 - self.rank if self._channels_first else -1
@@ -125,6 +120,11 @@ class _Conv(Layer):
 
         padding = "VALID" if self.padding == "causal" else self.padding.upper()
         name = type(self).__name__
+        if max(self.dilation_rate) > 1:
+            return conv_ops.convolution(
+                inputs, self.kernel, padding, strides=self.strides,
+                dilation_rate=self.dilation_rate, name=name, data_format=self._tf_data_format,
+            )  # fmt: skip
         if self.rank == 1:
             return conv_ops.conv1d(
                 inputs, self.kernel, self.strides, padding,

@@ -698,20 +698,6 @@ def depthwise_conv2d_native(
     ).outputs[0]
 
 
-def _unit_dilation(rate, scope):
-    """TF converts the dilation rate to a constant named ``dilation_rate``; only rate 1 is
-    built here (larger rates go through SpaceToBatchND, which tfcompat lacks)."""
-    from tfcompat.framework.constant_op import constant
-
-    rate_tensor = constant(np.asarray(rate, np.int32), name="dilation_rate")
-    if np.any(np.asarray(rate) != 1):
-        raise NotImplementedError(
-            f"{scope.rstrip('/')}: dilation rates above 1 are built by TF with SpaceToBatchND, "
-            "which tfcompat does not implement; use conv2d(..., dilations=...) instead"
-        )
-    return rate_tensor
-
-
 @tf_export("nn.depthwise_conv2d")
 def depthwise_conv2d(
     input,  # noqa: A002
@@ -724,18 +710,24 @@ def depthwise_conv2d(
     dilations=None,
 ):
     """Depthwise 2-D convolution with TF1's graph: ``DepthwiseConv2dNative`` under the
-    ``depthwise`` scope (dilation rate 1)."""
-    from tfcompat.ops import array_ops
+    ``depthwise`` scope, between SpaceToBatchND and BatchToSpaceND for rates above 1."""
+    from tfcompat.ops import array_ops, space_batch_ops
 
     rate = deprecated_argument_lookup("dilations", dilations, "rate", rate)
     with name_scope(name, "depthwise", [input, filter]) as scope:
         input = convert_to_tensor(input, name="tensor_in")  # noqa: A001
         filter = convert_to_tensor(filter, name="filter_in")  # noqa: A001
         rate = [1, 1] if rate is None else rate
-        array_ops.shape(filter)  # TF passes the filter's shape to with_space_to_batch
-        _unit_dilation(rate, scope)
-        return depthwise_conv2d_native(
-            input, filter, strides, padding, data_format=data_format or "NHWC", name=scope
+        filter_shape = array_ops.shape(filter)
+
+        def op(converted, _, pad):
+            return depthwise_conv2d_native(
+                converted, filter, strides, pad, data_format=data_format or "NHWC", name=scope
+            )
+
+        # As in TF, the rate applies to dims 1 and 2 whatever the data format.
+        return space_batch_ops.with_space_to_batch(
+            input, rate, padding, op, filter_shape=filter_shape
         )
 
 
@@ -751,8 +743,9 @@ def convolution(
     filters=None,
     dilations=None,
 ):
-    """N-d convolution (2-D here) as TF1's ``tf.nn.convolution`` builds it without dilation:
-    one ``Conv2D`` named ``convolution``."""
+    """N-d convolution as TF1's ``tf.nn.convolution`` builds it: one ``Conv2D`` named
+    ``convolution`` without dilation; with dilation, TF's SpaceToBatchND / convolution /
+    BatchToSpaceND graph (1-, 2- or 3-D)."""
     filter = deprecated_argument_lookup("filters", filters, "filter", filter)  # noqa: A001
     dilation_rate = deprecated_argument_lookup(
         "dilations", dilations, "dilation_rate", dilation_rate
@@ -767,10 +760,22 @@ def convolution(
         with name_scope("convolution_internal", None, [filter, input]):
             input = convert_to_tensor(input, name="input")  # noqa: A001
     with name_scope(name, "convolution", [input, filter]) as scope:
+        if dilation_rate is not None and np.any(np.asarray(dilation_rate) != 1):
+            from tfcompat.ops import space_batch_ops
+
+            rank = filter.shape.rank if filter.shape.rank is not None else input.shape.rank
+            n = rank - 2
+            first = data_format is not None and data_format.startswith("NC")
+            spatial = slice(2, None) if first else slice(1, -1)
+            channel = 1 if first else n + 1
+            return space_batch_ops.dilated_convolution(
+                input, filter, padding,
+                get_sequence(strides, n, channel, "strides")[spatial],
+                get_sequence(dilation_rate, n, channel, "dilations")[spatial],
+                data_format, scope,
+            )  # fmt: skip
         if filter.shape.rank is not None and filter.shape.rank != 4:
             raise NotImplementedError("tfcompat's tf.nn.convolution builds 2-D convolutions")
-        if dilation_rate is not None and np.any(np.asarray(dilation_rate) != 1):
-            _unit_dilation(dilation_rate, scope)
         channel_index = 1 if (data_format or "NHWC").startswith("NC") else 3
         return apply_op(
             "Conv2D",

@@ -451,11 +451,10 @@ def pool(
     data_format=None,
     dilations=None,
 ):
-    """N-d max or average pooling as TF1 builds it (dilation rate 1): the pooling op named
-    after the ``max_pool``/``avg_pool`` scope, expanded to 2-D for 1-D windows."""
-    from tfcompat.framework import dtypes
-    from tfcompat.framework.constant_op import constant
-    from tfcompat.ops import array_ops
+    """N-d max or average pooling as TF1 builds it: the pooling op named after the
+    ``max_pool``/``avg_pool`` scope, expanded to 2-D for 1-D windows, between
+    SpaceToBatchND and BatchToSpaceND for dilation rates above 1."""
+    from tfcompat.ops import array_ops, space_batch_ops
 
     dilation_rate = deprecated_argument_lookup(
         "dilations", dilations, "dilation_rate", dilation_rate
@@ -505,12 +504,12 @@ def pool(
             ksize, stride_list = [1] + ksize, [1] + stride_list
         elif data_format is not None:
             fmt = {"data_format": data_format}
-        constant(rate.astype(np.int32), dtype=dtypes.int32, name="dilation_rate")
-        if np.any(rate != 1):
-            raise NotImplementedError(
-                "tf.nn.pool with dilation_rate > 1 needs SpaceToBatchND, which tfcompat lacks"
-            )
-        x = array_ops.expand_dims(input, spatial_start) if n == 1 else input
+
+        def op(x, _, pad):
+            x = array_ops.expand_dims(x, spatial_start) if n == 1 else x
+            result = wrapper(x, ksize, stride_list, pad, name=scope, **fmt)
+            return array_ops.squeeze(result, [spatial_start]) if n == 1 else result
+
         wrapper = {
             ("MAX", 1): max_pool,
             ("MAX", 2): max_pool,
@@ -519,7 +518,7 @@ def pool(
             ("AVG", 2): avg_pool,
             ("AVG", 3): avg_pool3d,
         }[(pooling_type, n)]
-        result = wrapper(x, ksize, stride_list, padding, name=scope, **fmt)
-        if n == 1:
-            result = array_ops.squeeze(result, [spatial_start])
-        return result
+        return space_batch_ops.with_space_to_batch(
+            input, rate.astype(np.int32), padding, op,
+            spatial_dims=range(spatial_start, spatial_start + n), filter_shape=window_shape,
+        )  # fmt: skip

@@ -1,6 +1,6 @@
 """``tf.nn.separable_conv2d``: a depthwise convolution (``<scope>/depthwise``) followed by
-a 1x1 pointwise ``Conv2D`` named by the scope, as TF 2.21 builds it (dilation rate 1; TF
-builds larger rates with SpaceToBatchND, which tfcompat does not implement)."""
+a 1x1 pointwise ``Conv2D`` named by the scope, as TF 2.21 builds it (dilation rates above 1
+put the depthwise step between SpaceToBatchND and BatchToSpaceND)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
     """Depthwise-separable 2-D convolution: ``depthwise_filter`` ``[h, w, in, multiplier]``
     convolves each channel, then ``pointwise_filter`` ``[1, 1, in * multiplier, out]``
     mixes channels."""
-    from tfcompat.ops import array_ops
+    from tfcompat.ops import array_ops, space_batch_ops
 
     rate = deprecated_argument_lookup("dilations", dilations, "rate", rate)
     with name_scope(name, "separable_conv2d", [input, depthwise_filter, pointwise_filter]) as scope:
@@ -30,15 +30,16 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
             if dim not in (None, 1):
                 raise ValueError(f"Dimensions {dim} and 1 are not compatible")
         rate = [1, 1] if rate is None else rate
-        array_ops.shape(depthwise_filter)  # TF passes the filter's shape to with_space_to_batch
-        conv_ops._unit_dilation(rate, scope)
-        depthwise = conv_ops.depthwise_conv2d_native(
-            input,
-            depthwise_filter,
-            strides,
-            padding,
-            data_format=data_format or "NHWC",
-            name="depthwise",
+        filter_shape = array_ops.shape(depthwise_filter)
+
+        def op(converted, _, pad):
+            return conv_ops.depthwise_conv2d_native(
+                converted, depthwise_filter, strides, pad,
+                data_format=data_format or "NHWC", name="depthwise",
+            )  # fmt: skip
+
+        depthwise = space_batch_ops.with_space_to_batch(
+            input, rate, padding, op, filter_shape=filter_shape
         )
         return conv_ops.conv2d(
             depthwise,
