@@ -18,6 +18,8 @@ PRICE = np.array([[1.0, 2.0], [3.0, -4.0], [0.5, 6.0]], np.float32)
 AGE = np.array([[10.0], [30.0], [72.0]], np.float32)
 WORDS = np.array([["a", "b", ""], ["", "", ""], ["c", "a", "zz"]], dtype=object)
 IDS = np.array([[0, 5, -1], [3, -1, -1], [2, 2, 1]], np.int64)
+MORE_IDS = np.array([[4, -1, -1], [-1, -1, -1], [1, 0, 4]], np.int64)
+WEIGHTS = np.where(IDS >= 0, IDS / 2.0 + 0.5, 0.0).astype(np.float32)
 
 
 def _dense_columns(fc):
@@ -34,7 +36,10 @@ def _features(tf):
         "age": tf.constant(AGE),
         "words": tf.constant(WORDS),
         "ids": tf.constant(IDS),
-        "w": tf.constant(np.abs(IDS).astype(np.float32) / 2 + 0.5),
+        "more_ids": tf.constant(MORE_IDS),
+        # A weight per id: TF pairs ids and weights entry by entry, so the weights are
+        # missing (0, the float ignore value) exactly where the ids are (-1).
+        "w": tf.constant(WEIGHTS),
     }
 
 
@@ -159,8 +164,13 @@ def test_embedding_max_norm_and_untrainable():
     assert_parity(program, rtol=1e-5)
 
 
-@requires("sparse_tensor_to_dense", "sparse_merge", "sparse_slice")
-@pytest.mark.parametrize("kind", KINDS)
+# A weighted indicator is TF's sparse_merge + sparse_slice + scatter_nd; the others one_hot.
+_WEIGHTED_INDICATOR = requires("sparse_merge", "sparse_slice")
+
+
+@pytest.mark.parametrize(
+    "kind", [pytest.param(k, marks=_WEIGHTED_INDICATOR) if k == "weighted" else k for k in KINDS]
+)
 def test_input_layer_indicator_columns(kind):
     def program(tf):
         fc = tf.feature_column
@@ -173,8 +183,9 @@ def test_input_layer_indicator_columns(kind):
 def test_shared_embedding_columns_share_one_table():
     def program(tf):
         fc = tf.feature_column
+        # TF shares a table only between columns of one type.
         a = fc.categorical_column_with_identity("ids", 6)
-        b = fc.categorical_column_with_hash_bucket("words", 6)
+        b = fc.categorical_column_with_identity("more_ids", 6)
         shared = fc.shared_embedding_columns([a, b], 3, initializer=tf.constant_initializer(TABLE))
         out = fc.input_layer(_features(tf), shared)
         return {"out": out, "vars": tf.constant(str([v.name for v in tf.global_variables()]))}
