@@ -179,9 +179,7 @@ class BundleWriter:
 
     def finish(self, write_index: bool = True):
         """Writes the data file, then the index (with the bundle header)."""
-        directory = os.path.dirname(self.prefix)
-        if directory:
-            os.makedirs(directory, exist_ok=True)
+        _make_parent_dir(self.prefix)
         _write_atomically(self.data_path, b"".join(self.chunks))
         if write_index:
             write_index_file(self.prefix, self.entries, num_shards=1)
@@ -218,9 +216,7 @@ def merge_bundles(prefixes, merged_prefix: str, delete_old_dirs: bool = True):
                 source = data_filename(prefix, entry.shard_id, reader.num_shards)
                 entry.shard_id = shard_ids.setdefault(source, len(shard_ids))
             entries[key] = entry
-    directory = os.path.dirname(merged_prefix)
-    if directory:
-        os.makedirs(directory, exist_ok=True)
+    _make_parent_dir(merged_prefix)
     for source, shard in shard_ids.items():
         os.replace(source, data_filename(merged_prefix, shard, len(shard_ids)))
     write_index_file(merged_prefix, entries, num_shards)
@@ -228,6 +224,20 @@ def merge_bundles(prefixes, merged_prefix: str, delete_old_dirs: bool = True):
         _remove_quietly(index_filename(prefix))
         if delete_old_dirs:
             _remove_quietly(os.path.dirname(prefix), directory=True)
+
+
+def _make_parent_dir(prefix: str):
+    """Creates the prefix's directory (one level, as TF: a missing grandparent is a
+    NotFoundError)."""
+    directory = os.path.dirname(prefix)
+    if not directory or os.path.isdir(directory):
+        return
+    try:
+        os.mkdir(directory)
+    except FileExistsError:
+        pass
+    except FileNotFoundError:
+        raise errors.NotFoundError(None, None, f"{directory}; No such file or directory") from None
 
 
 def _remove_quietly(path: str, directory: bool = False):
