@@ -137,6 +137,11 @@ def _sharded_filespec(ctx, op, basename, num_shards):
     return np.asarray(f"{_text(basename)}-?????-of-{int(num_shards):05d}".encode(), dtype=object)
 
 
+@reference("StaticRegexFullMatch")
+def _static_regex_full_match(ctx, op, values):
+    return _regex_full_match(ctx, op, values, op.attrs["pattern"])
+
+
 @reference("RegexFullMatch")
 def _regex_full_match(ctx, op, values, pattern):
     try:

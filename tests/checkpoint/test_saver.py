@@ -138,7 +138,8 @@ def _saver_program(**saver_kwargs):
 
 
 @pytest.mark.parametrize(
-    "saver_kwargs", [{}, {"name": "my_saver"}, {"reshape": True}, {"filename": "init.ckpt"}]
+    "saver_kwargs",
+    [{}, {"name": "my_saver"}, {"reshape": True}, {"filename": "init.ckpt"}, {"sharded": True}],
 )
 def test_saver_graph_def_matches_tf(saver_kwargs):
     assert_same_graph_def(_saver_program(**saver_kwargs))
@@ -271,3 +272,26 @@ def test_init_from_checkpoint(tmp_path):
     with pytest.raises(ValueError, match="doesn't match with shape"):
         with graph.as_default():
             tfcompat.train.init_from_checkpoint(prefix, {"dense/bias": counts})
+
+
+def test_our_graph_def_saves_and_restores_in_tf(tmp_path):
+    """The saver's nodes in our GraphDef run in TF: TF saves through them, we restore."""
+    graph = tfcompat.Graph()
+    with graph.as_default():
+        helpers.build_model(tfcompat)
+        saver = tfcompat.train.Saver()
+        init = tfcompat.global_variables_initializer()
+    tf = tf1()
+    tf_graph = tf.Graph()
+    with tf_graph.as_default():
+        graph_def = tf.GraphDef.FromString(graph.as_graph_def().SerializeToString())
+        tf.import_graph_def(graph_def, name="")
+        with tf.Session(graph=tf_graph) as sess:
+            sess.run(init.name)
+            sess.run("global_step/Assign", {"global_step/Initializer/zeros:0": helpers.GLOBAL_STEP})
+            prefix = sess.run(
+                saver.saver_def.save_tensor_name,
+                {saver.saver_def.filename_tensor_name: str(tmp_path / "m")},
+            )
+    assert prefix.decode() == str(tmp_path / "m")
+    assert_model_values(helpers.restore_model(tfcompat, str(tmp_path / "m")))

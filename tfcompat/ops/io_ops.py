@@ -1,6 +1,6 @@
 """Checkpoint ops as ``tf.train.Saver`` builds them: ``SaveV2``, ``RestoreV2``,
-``MergeV2Checkpoints``, ``ShardedFilename``, ``ShardedFilespec`` (and ``RegexFullMatch``,
-which the sharded save graph uses to spot ``s3://`` prefixes).
+``MergeV2Checkpoints``, ``ShardedFilename``, ``ShardedFilespec`` (and ``RegexFullMatch`` /
+``StaticRegexFullMatch``, which the sharded save graph uses to spot ``s3://`` prefixes).
 
 They read and write files, so they are host ops: the kernels in
 ``lowering/reference/io.py`` run them in numpy around the jitted device function, using the
@@ -123,7 +123,16 @@ register_op(
     shape_fn=lambda op: (_check_rank(op, 1, 0), [op.inputs[0].shape])[1],
 )
 
+register_op(
+    "StaticRegexFullMatch",
+    inputs=["input: string"],
+    outputs=["output: bool"],
+    attrs=["pattern: string"],
+    shape_fn=lambda op: [op.inputs[0].shape],
+)
+
 for _name in (
+    "StaticRegexFullMatch",
     "SaveV2",
     "RestoreV2",
     "MergeV2Checkpoints",
@@ -191,5 +200,8 @@ def sharded_filespec(basename, num_shards, name=None):
 
 
 def regex_full_match(input, pattern, name=None):  # noqa: A002 - TF's argument name
-    """Whether each string of ``input`` matches ``pattern`` entirely."""
+    """Whether each string of ``input`` matches ``pattern`` entirely (a Python string
+    pattern builds ``StaticRegexFullMatch``, as TF does)."""
+    if isinstance(pattern, (str, bytes)):
+        return apply_op("StaticRegexFullMatch", name=name, input=input, pattern=pattern).outputs[0]
     return apply_op("RegexFullMatch", name=name, input=input, pattern=pattern).outputs[0]
