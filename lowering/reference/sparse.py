@@ -453,3 +453,48 @@ def _keyed_sparse(values):
     out = np.empty(len(values), object)
     out[:] = [("h", int(h)) for h in hashes]
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# SparseSlice (host op; tfcompat/ops/sparse_slice_ops.py)
+# ---------------------------------------------------------------------------------------------
+def _slice_box(op, shape, start, size):
+    rank = len(shape)
+    for name, vector in (("start", start), ("size", size)):
+        if len(vector) != rank:
+            raise _invalid(
+                op, f"Expected {name} to be a vector of length {rank} but got length {len(vector)}"
+            )
+    # The box clipped to the input (empty where it starts past the end).
+    return np.maximum(np.minimum(start + size, shape) - start, 0)
+
+
+@reference("SparseSlice")
+def _sparse_slice(ctx, op, indices, values, shape, start, size):
+    indices, values = np.asarray(indices, np.int64), np.asarray(values)
+    shape = np.asarray(shape, np.int64)
+    start, size = np.asarray(start, np.int64), np.asarray(size, np.int64)
+    out_shape = _slice_box(op, shape, start, size)
+    shifted = indices - start
+    inside = np.all((shifted >= 0) & (shifted < out_shape), axis=1)
+    return shifted[inside], values[inside], out_shape
+
+
+@reference("SparseSliceGrad")
+def _sparse_slice_grad(ctx, op, backprop, input_indices, input_start, output_indices):
+    """Each sliced entry's gradient back at its input position, zeros elsewhere. An input
+    entry was kept iff its shifted index is among the output indices (entries outside the
+    box shift to coordinates no output has)."""
+    backprop = np.asarray(backprop)
+    shifted = np.asarray(input_indices, np.int64) - np.asarray(input_start, np.int64)
+    output_indices = np.asarray(output_indices, np.int64).reshape(-1, shifted.shape[1])
+    grad = np.zeros(len(shifted), backprop.dtype)
+    if not len(shifted) or not len(output_indices):
+        return grad
+    _, inverse = np.unique(np.concatenate([shifted, output_indices]), axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    kept = np.isin(inverse[: len(shifted)], inverse[len(shifted) :])
+    if kept.sum() != len(backprop):
+        raise _invalid(op, "Elements of output_indices not found in input_indices.")
+    grad[kept] = backprop
+    return grad
