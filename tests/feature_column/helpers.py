@@ -1,11 +1,7 @@
-"""Shared pieces of the feature-column tests: the transformation cache of each side and a
-skip marker for tests that need SparseTensor ops tfcompat may not provide yet."""
+"""Shared pieces of the feature-column tests: the transformation cache of each side, and
+running programs with lookup tables for several steps under TF and tfcompat."""
 
 from __future__ import annotations
-
-import importlib
-
-import pytest
 
 import tfcompat
 
@@ -19,22 +15,6 @@ def lazy_builder(tf, features):
     from tensorflow.python.feature_column import feature_column as fc_old
 
     return fc_old._LazyBuilder(features)
-
-
-def _has(name):
-    for module in ("tfcompat.ops.sparse_ops", "tfcompat.ops.embedding_ops"):
-        try:
-            if getattr(importlib.import_module(module), name, None) is not None:
-                return True
-        except Exception:  # noqa: BLE001 - a module still being written counts as absent
-            pass
-    return False
-
-
-def requires(*names):
-    """Skips a test until tfcompat provides each SparseTensor op wrapper in ``names``."""
-    missing = [n for n in names if not _has(n)]
-    return pytest.mark.skipif(bool(missing), reason=f"tfcompat lacks {', '.join(missing)}")
 
 
 def ids_of(tf, column, features):

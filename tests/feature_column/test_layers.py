@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tfcompat
-from tests.feature_column.helpers import assert_parity, requires, set_weights_off_zero
+from tests.feature_column.helpers import assert_parity, set_weights_off_zero
 from tests.oracle import assert_same_graph_def, tf1
 
 RNG = np.random.default_rng(7)
@@ -135,7 +135,6 @@ def _categorical(fc, kind):
 KINDS = ["hash", "vocab", "identity", "weighted", "bucketized"]
 
 
-@requires("safe_embedding_lookup_sparse", "sparse_reshape")
 @pytest.mark.parametrize("combiner", ["mean", "sqrtn", "sum"])
 @pytest.mark.parametrize("kind", KINDS)
 def test_input_layer_embedding_columns(kind, combiner):
@@ -150,7 +149,6 @@ def test_input_layer_embedding_columns(kind, combiner):
     assert_parity(program, rtol=1e-5)
 
 
-@requires("safe_embedding_lookup_sparse", "sparse_reshape")
 def test_embedding_max_norm_and_untrainable():
     def program(tf):
         fc = tf.feature_column
@@ -164,13 +162,7 @@ def test_embedding_max_norm_and_untrainable():
     assert_parity(program, rtol=1e-5)
 
 
-# A weighted indicator is TF's sparse_merge + sparse_slice + scatter_nd; the others one_hot.
-_WEIGHTED_INDICATOR = requires("sparse_merge", "sparse_slice")
-
-
-@pytest.mark.parametrize(
-    "kind", [pytest.param(k, marks=_WEIGHTED_INDICATOR) if k == "weighted" else k for k in KINDS]
-)
+@pytest.mark.parametrize("kind", KINDS)
 def test_input_layer_indicator_columns(kind):
     def program(tf):
         fc = tf.feature_column
@@ -179,7 +171,6 @@ def test_input_layer_indicator_columns(kind):
     assert_parity(program)
 
 
-@requires("safe_embedding_lookup_sparse", "sparse_reshape")
 def test_shared_embedding_columns_share_one_table():
     def program(tf):
         fc = tf.feature_column
@@ -193,7 +184,6 @@ def test_shared_embedding_columns_share_one_table():
     assert_parity(program, rtol=1e-5)
 
 
-@requires("safe_embedding_lookup_sparse", "sparse_reshape", "sparse_cross_hashed")
 @pytest.mark.parametrize("sparse_combiner", ["sum", "mean", "sqrtn"])
 def test_linear_model_every_column_type(sparse_combiner):
     def program(tf):
@@ -213,7 +203,6 @@ def test_linear_model_every_column_type(sparse_combiner):
     assert_parity(program, rtol=1e-5)
 
 
-@requires("sparse_cross_hashed")
 @pytest.mark.parametrize("hash_key", [None, 123456789])
 def test_crossed_ids(hash_key):
     from tests.feature_column.helpers import ids_of
@@ -230,7 +219,6 @@ def test_crossed_ids(hash_key):
     assert_parity(program)
 
 
-@requires("safe_embedding_lookup_sparse", "sparse_reshape")
 def test_embedding_gradient_is_indexed_slices_and_updates_touched_rows():
     with tfcompat.Graph().as_default():
         fc = tfcompat.feature_column
@@ -251,7 +239,6 @@ def test_embedding_gradient_is_indexed_slices_and_updates_touched_rows():
     assert not np.allclose(after[[0, 2, 3, 5]], TABLE[[0, 2, 3, 5]])
 
 
-@requires("safe_embedding_lookup_sparse", "sparse_reshape")
 def test_shared_transformation_built_once():
     def count_bucketize(tf):
         with tf.Graph().as_default() as graph:

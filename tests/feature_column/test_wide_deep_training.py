@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 import tfcompat
-from tests.feature_column.helpers import assert_parity, requires
+from tests.feature_column.helpers import assert_parity
 
 BATCH, STEPS = 16, 6
 
@@ -73,12 +73,7 @@ def _program(path):
     return program
 
 
-@requires("safe_embedding_lookup_sparse", "sparse_reshape", "sparse_cross_hashed")
 def test_wide_deep_trajectory_from_tfrecords(tmp_path):
-    if getattr(tfcompat.io, "parse_example", None) is None:
-        import pytest
-
-        pytest.skip("tfcompat lacks tf.io.parse_example")
     path = tmp_path / "train.tfrecord"
     _write_records(path)
     assert_parity(_program(path), rtol=2e-5, atol=2e-6, steps=STEPS)

@@ -13,6 +13,7 @@ import collections
 from tfcompat.feature_column import feature_column as fc
 from tfcompat.feature_column.categorical import HashedCategoricalColumn
 from tfcompat.framework import dtypes
+from tfcompat.ops import sparse_ops
 from tfcompat.util.tf_export import tf_export
 
 
@@ -66,7 +67,7 @@ class CrossedColumn(
                 feature_tensors.append(ids_and_weights.id_tensor)
             else:
                 raise ValueError(f"Unsupported column type. Given: {key}")
-        sparse_cross_hashed = fc.sparse_op("sparse_cross_hashed")
+        sparse_cross_hashed = sparse_ops.sparse_cross_hashed
         return sparse_cross_hashed(
             inputs=feature_tensors, num_buckets=self.hash_bucket_size, hash_key=self.hash_key
         )

@@ -18,6 +18,7 @@ from tfcompat.framework import dtypes, tensor_shape
 from tfcompat.framework.graph import GraphKeys
 from tfcompat.framework.scopes import add_to_collection, get_collection, name_scope
 from tfcompat.initializers import truncated_normal_initializer
+from tfcompat.ops import embedding_ops, sparse_ops, sparse_slice_ops
 from tfcompat.util.tf_export import tf_export
 
 
@@ -47,10 +48,10 @@ def _lookup(column, weights, sparse_tensors, name):
     sparse_ids, sparse_weights = sparse_tensors
     rank = sparse_ids.dense_shape.shape[0]
     if not column.use_safe_embedding_lookup and rank is not None and rank <= 2:
-        lookup = fc.sparse_op("embedding_lookup_sparse")
+        lookup = embedding_ops.embedding_lookup_sparse
         return lookup(weights, sparse_ids, sparse_weights, combiner=column.combiner,
                       name=name, max_norm=column.max_norm)  # fmt: skip
-    lookup = fc.sparse_op("safe_embedding_lookup_sparse")
+    lookup = embedding_ops.safe_embedding_lookup_sparse
     return lookup(weights, sparse_ids, sparse_weights, combiner=column.combiner, name=name,
                   max_norm=column.max_norm)  # fmt: skip
 
@@ -250,12 +251,12 @@ class IndicatorColumn(
         id_tensor, weight_tensor = self.categorical_column._get_sparse_tensors(inputs)
         size = self.categorical_column._num_buckets
         if weight_tensor is not None:
-            weighted = fc.sparse_op("sparse_merge")(
+            weighted = sparse_slice_ops.sparse_merge(
                 sp_ids=id_tensor, sp_values=weight_tensor, vocab_size=int(size)
             )
-            weighted = fc.sparse_op("sparse_slice")(weighted, [0, 0], weighted.dense_shape)
+            weighted = sparse_slice_ops.sparse_slice(weighted, [0, 0], weighted.dense_shape)
             return tf.scatter_nd(weighted.indices, weighted.values, weighted.dense_shape)
-        dense_ids = fc.sparse_op("sparse_tensor_to_dense")(id_tensor, default_value=-1)
+        dense_ids = sparse_ops.sparse_tensor_to_dense(id_tensor, default_value=-1)
         one_hot = tf.one_hot(dense_ids, depth=size, on_value=1.0, off_value=0.0)
         return tf.reduce_sum(one_hot, axis=[-2])
 

@@ -200,24 +200,6 @@ def to_sparse_input_and_drop_ignore_values(input_tensor, ignore_value=None):
         )
 
 
-def sparse_op(name):
-    """The SparseTensor op wrapper ``name`` (TF's ``sparse_ops`` / ``embedding_ops`` name),
-    from the module that provides it."""
-    import importlib
-
-    for module in ("tfcompat.ops.sparse_ops", "tfcompat.ops.embedding_ops"):
-        try:
-            fn = getattr(importlib.import_module(module), name, None)
-        except Exception:  # noqa: BLE001 - a module still being written counts as absent
-            fn = None
-        if fn is not None:
-            return fn
-    raise NotImplementedError(
-        f"tf.feature_column needs the SparseTensor op wrapper '{name}', which tfcompat does "
-        "not provide yet."
-    )
-
-
 def normalize_feature_columns(feature_columns):
     """``feature_columns`` as a non-empty list of columns with distinct names."""
     if isinstance(feature_columns, _FeatureColumn):

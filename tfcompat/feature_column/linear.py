@@ -16,6 +16,7 @@ from tfcompat.feature_column.state import _LazyBuilder
 from tfcompat.framework.graph import GraphKeys
 from tfcompat.framework.scopes import add_to_collection, get_collection, name_scope
 from tfcompat.initializers import zeros_initializer
+from tfcompat.ops import embedding_ops, sparse_ops
 from tfcompat.util.tf_export import tf_export
 from tfcompat.variable_scope import get_variable, variable_scope
 
@@ -55,11 +56,11 @@ def _categorical_weighted_sum(column, builder, units, sparse_combiner, weight_co
     id_tensor, weight_tensor = column._get_sparse_tensors(
         builder, weight_collections=weight_collections, trainable=trainable
     )
-    sparse_reshape = fc.sparse_op("sparse_reshape")
+    sparse_reshape = sparse_ops.sparse_reshape
     id_tensor = sparse_reshape(id_tensor, [tf.shape(id_tensor)[0], -1])
     if weight_tensor is not None:
         weight_tensor = sparse_reshape(weight_tensor, [tf.shape(weight_tensor)[0], -1])
-    lookup = fc.sparse_op("safe_embedding_lookup_sparse")
+    lookup = embedding_ops.safe_embedding_lookup_sparse
     return lookup(weight, id_tensor, sparse_weights=weight_tensor, combiner=sparse_combiner,
                   name="weighted_sum")  # fmt: skip
 

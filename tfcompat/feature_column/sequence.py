@@ -14,6 +14,7 @@ from tfcompat.feature_column import feature_column as fc
 from tfcompat.feature_column.state import _LazyBuilder
 from tfcompat.framework import dtypes, tensor_shape
 from tfcompat.framework.scopes import name_scope
+from tfcompat.ops import sparse_ops
 from tfcompat.util.tf_export import tf_export
 from tfcompat.variable_scope import variable_scope
 
@@ -46,7 +47,7 @@ class SequenceCategoricalColumn(
         # the third dimension computed, not -1: empty sequences have zero values
         shape = tf.shape(id_tensor)
         target_shape = [shape[0], shape[1], tf.reduce_prod(shape[2:])]
-        sparse_reshape = fc.sparse_op("sparse_reshape")
+        sparse_reshape = sparse_ops.sparse_reshape
         id_tensor = sparse_reshape(id_tensor, target_shape)
         if weight_tensor is not None:
             weight_tensor = sparse_reshape(weight_tensor, target_shape)
@@ -85,7 +86,7 @@ class SequenceNumericColumn(
 
     def _get_sequence_dense_tensor(self, inputs, weight_collections=None, trainable=None):
         sp_tensor = inputs.get(self)
-        to_dense = fc.sparse_op("sparse_tensor_to_dense")
+        to_dense = sparse_ops.sparse_tensor_to_dense
         dense_tensor = to_dense(sp_tensor, default_value=self.default_value)
         dense_shape = tf.concat(
             [tf.shape(dense_tensor)[:1], [-1], self.variable_shape.as_list()], axis=0

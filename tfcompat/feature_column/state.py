@@ -11,6 +11,7 @@ from __future__ import annotations
 import tfcompat as tf
 from tfcompat.feature_column import feature_column as fc
 from tfcompat.framework.sparse_tensor import SparseTensor, convert_to_tensor_or_sparse_tensor
+from tfcompat.ops import sparse_ops
 from tfcompat.variable_scope import get_variable
 
 
@@ -65,7 +66,7 @@ class _LazyBuilder:
 def _expand_dims(input_tensor):
     """``[batch]`` -> ``[batch, 1]`` for dense and sparse features."""
     if isinstance(input_tensor, SparseTensor):
-        reshape = fc.sparse_op("sparse_reshape")
+        reshape = sparse_ops.sparse_reshape
         return reshape(input_tensor, [tf.shape(input_tensor)[0], 1])
     return tf.expand_dims(input_tensor, -1)
 
