@@ -84,8 +84,9 @@ class DeviceFunction:
 
         def fn(state, inputs, counter, entropy=0, static_key=()):
             if static_key:
+                positions, frozen = static_key
                 inputs = list(inputs)
-                for pos, value in zip(self.static_positions, static_lib.thaw(static_key)):
+                for pos, value in zip(positions, static_lib.thaw(frozen)):
                     inputs[pos] = value
             ctx = interpreter.Context(dict(state), "xla", RunSeed(entropy, counter))
             inputs = self.buckets.unpack(ctx, inputs)
@@ -113,12 +114,18 @@ class DeviceFunction:
         segment = self.segment
         touched = {name: state[name] for name in segment.variables if name in state}
         inputs = self.buckets.pack([env[t] for t in segment.inputs], state)
+        # String inputs (the constant messages of device-side asserts) are always static.
+        strings = tuple(
+            i for i, v in enumerate(inputs) if isinstance(v, np.ndarray) and v.dtype == object
+        )
         while True:
             static_key, call_inputs = (), inputs
-            if self.static_positions:
-                static_key = static_lib.freeze([inputs[i] for i in self.static_positions])
+            positions = tuple(sorted(set(self.static_positions) | set(strings)))
+            if positions:
+                frozen = static_lib.freeze([inputs[i] for i in positions])
+                static_key = (positions, frozen)
                 call_inputs = list(inputs)
-                for i in self.static_positions:
+                for i in positions:
                     call_inputs[i] = None
             try:
                 outputs, new_state = self.jitted(
@@ -176,7 +183,8 @@ class Executable:
             for segment in self.plan.segments:
                 interpreter.run_ops(segment.ops, env, REFERENCE, ctx)
             return env
-        host_ctx = interpreter.Context(state, "host")
+        # Host ops may draw random numbers too (LearnedUnigramCandidateSampler).
+        host_ctx = interpreter.Context(state, "host", RunSeed(self.entropy, counter))
         for segment in self.plan.segments:
             if segment.kind == "host":
                 interpreter.run_ops(segment.ops, env, REFERENCE, host_ctx)

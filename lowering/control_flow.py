@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from lowering import regions
@@ -142,7 +143,11 @@ def _record_check(ctx, key, op, failed, data):
 @lowering("Assert")
 def _assert(ctx, op, condition, *data):
     failed = jnp.logical_not(jnp.all(condition))
-    _record_check(ctx, ("assert", op.name), op, failed, [jnp.asarray(d) for d in data])
+    # String data (constant messages) are static: kept beside the report, not traced.
+    static = {i: d for i, d in enumerate(data) if isinstance(d, np.ndarray) and d.dtype == object}
+    regions.report_ops(ctx)[("assert_strings", op.name)] = static
+    traced = [jnp.zeros(()) if i in static else jnp.asarray(d) for i, d in enumerate(data)]
+    _record_check(ctx, ("assert", op.name), op, failed, traced)
 
 
 @lowering("CheckNumerics")

@@ -54,9 +54,23 @@ class Plan:
         return [s for s in self.segments if s.kind == "device"]
 
 
+def _is_device_assert(op) -> bool:
+    """An Assert whose string inputs are constants, or a string Const only such Asserts
+    read: the strings only word the error message, so the check stays in the device step
+    (the strings enter it as compile-time constants)."""
+    if op.type == "Assert":
+        return all(t.op.type == "Const" for t in op.inputs if t.dtype.base_dtype == dtypes.string)
+    if op.type == "Const" and op.outputs[0].dtype.base_dtype == dtypes.string:
+        users = op.outputs[0].consumers()
+        return bool(users) and all(u.type == "Assert" and _is_device_assert(u) for u in users)
+    return False
+
+
 def is_host_op(op) -> bool:
     if op.op_def.host:
         return True
+    if _is_device_assert(op):
+        return False
     for t in op.inputs:
         if t.dtype.base_dtype == dtypes.string:
             return True

@@ -438,7 +438,9 @@ def check_report(device_function, report) -> bool:
             next(k for k, o in device_function.report_ops.items() if o is op and k in report)
         ]
         if op.type == "Assert":
-            message = checks.assertion_message(op, [np.asarray(d) for d in value[1]])
+            strings = device_function.report_ops.get(("assert_strings", op.name), {})
+            data = [strings.get(i, d) for i, d in enumerate(value[1])]
+            message = checks.assertion_message(op, [np.asarray(d) for d in data])
         else:
             message = checks.numerics_message(op, bool(value[1][0]), bool(value[1][1]))
         raise errors.InvalidArgumentError(None, op, message)

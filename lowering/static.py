@@ -69,9 +69,22 @@ def static_feed_positions(values) -> tuple:
 
 
 def freeze(arrays) -> tuple:
-    """A hashable key for compile-time feed values (part of jit's cache key)."""
-    return tuple((a.dtype.str, a.shape, a.tobytes()) for a in map(np.asarray, arrays))
+    """A hashable key for compile-time values (part of jit's cache key); string (object)
+    arrays are keyed by their elements."""
+    key = []
+    for a in map(np.asarray, arrays):
+        data = tuple(a.ravel().tolist()) if a.dtype == object else a.tobytes()
+        key.append((a.dtype.str, a.shape, data))
+    return tuple(key)
 
 
 def thaw(key) -> list:
-    return [np.frombuffer(data, dtype=np.dtype(dt)).reshape(shape) for dt, shape, data in key]
+    out = []
+    for dt, shape, data in key:
+        if np.dtype(dt) == object:
+            array = np.empty(len(data), dtype=object)
+            array[:] = list(data)
+            out.append(array.reshape(shape))
+        else:
+            out.append(np.frombuffer(data, dtype=np.dtype(dt)).reshape(shape))
+    return out
