@@ -45,6 +45,7 @@ FAMILIES = (
     "nn_extra",
     "sparse",
     "space_batch",
+    "candidate_sampling",
     "io",
 )
 

@@ -69,6 +69,7 @@ from tfcompat.ops import random_ops  # noqa: F401 - random ops
 from tfcompat.ops import linalg_ops  # noqa: F401 - qr, triangular solve, einsum gradient
 from tfcompat.ops import nn_extra_ops  # noqa: F401 - crelu, swish, gelu, in_top_k, ...
 from tfcompat.ops import space_batch_ops  # noqa: F401 - space_to_batch_nd, ...
+from tfcompat.ops import sampled_losses  # noqa: F401 - candidate samplers, nce_loss
 from tfcompat.ops import check_ops  # noqa: F401 - tf.debugging.assert_*
 from tfcompat.ops import confusion_matrix as _confusion_matrix  # noqa: F401
 from tfcompat.framework import random_seed  # noqa: F401 - tf.set_random_seed
