@@ -277,3 +277,19 @@ def test_sampled_softmax_loss_with_its_own_sampler(backend):
             program(tf)
             graphs.append(graph_def_nodes(graph))
     assert graphs[0] == graphs[1]
+
+
+def test_unique_sampling_fallback_when_the_stream_runs_short():
+    """Classes too rare to appear in the XLA rule's bounded stream are filled in by the
+    Gumbel-top-k fallback: samples stay distinct and num_tries is the stream length."""
+    unigrams = [1.0] * 4 + [1e-12] * 2
+    ((sampled, true_count, _),) = _run(
+        tfcompat,
+        lambda tf: tf.random.fixed_unigram_candidate_sampler(
+            [[0]], 1, 6, True, 6, unigrams=unigrams, seed=1
+        ),
+        "xla",
+    )
+    assert sorted(sampled.tolist()) == list(range(6))
+    p0 = np.float32(1.0) / np.cumsum(np.array(unigrams, np.float32))[-1]
+    np.testing.assert_allclose(true_count[0, 0], _formula(p0, 6, stream_length(6)), rtol=2e-6)
