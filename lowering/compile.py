@@ -110,6 +110,20 @@ class DeviceFunction:
         )
         return self.pure_function()(state, inputs, counter, entropy, static_key)
 
+    def _static_positions_after(self, error, inputs) -> tuple:
+        """The static input positions to retrace with after ``error``, or () to raise it:
+        those already static plus the small integer inputs the needed value is computed
+        from (all of them when the error does not name the value)."""
+        if not _needs_static_value(error):
+            return ()
+        candidates = set(static_lib.static_feed_positions(inputs))
+        tensor = static_lib.required_tensor(error)
+        if tensor is not None:
+            candidates &= static_lib.source_positions(self.segment, tensor)
+        if candidates <= set(self.static_positions):
+            return ()
+        return tuple(sorted(candidates | set(self.static_positions)))
+
     def __call__(self, state: dict, env: dict, counter: int, entropy: int = 0):
         segment = self.segment
         touched = {name: state[name] for name in segment.variables if name in state}
@@ -133,9 +147,10 @@ class DeviceFunction:
                 )
             except Exception as e:
                 # A fed value XLA needs at compile time: retrace with the small integer
-                # inputs as constants (once; then per distinct value, by jit's cache).
-                positions = static_lib.static_feed_positions(inputs)
-                if self.static_positions or not positions or not _needs_static_value(e):
+                # inputs it comes from as constants (then per distinct value, by jit's
+                # cache); stop when no new input can be made static.
+                positions = self._static_positions_after(e, inputs)
+                if not positions:
                     raise
                 self.static_positions = positions
                 continue

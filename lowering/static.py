@@ -21,7 +21,10 @@ MAX_STATIC_FEED_ELEMENTS = 1024
 
 
 class StaticValueRequired(errors.UnimplementedError):
-    """A rule needed a compile-time value that is only known at run time."""
+    """A rule needed a compile-time value that is only known at run time; ``tensor`` is
+    the graph tensor whose value it needed."""
+
+    tensor = None
 
 
 def is_static(value) -> bool:
@@ -42,12 +45,14 @@ def static_value(op, index, value, what=None) -> np.ndarray:
         return np.asarray(value)
     if what is None:
         what = op.op_def.inputs[min(index, len(op.op_def.inputs) - 1)].name
-    raise StaticValueRequired(
+    error = StaticValueRequired(
         None,
         op,
         f"{op.type} needs its input '{what}' ({op.inputs[index].name}) when the graph is "
         f"compiled for XLA, but it is computed at run time\n\t [[{{{{node {op.name}}}}}]]",
     )
+    error.tensor = op.inputs[index]
+    raise error
 
 
 def static_ints(op, index, value, what=None) -> list:
@@ -66,6 +71,34 @@ def static_feed_positions(values) -> tuple:
         if arr is not None and arr.dtype.kind in "iu" and arr.size <= MAX_STATIC_FEED_ELEMENTS:
             positions.append(i)
     return tuple(positions)
+
+
+def required_tensor(error):
+    """The tensor a ``StaticValueRequired`` in ``error``'s cause chain needed, or None."""
+    while error is not None:
+        if isinstance(error, StaticValueRequired):
+            return error.tensor
+        error = error.__cause__
+    return None
+
+
+def source_positions(segment, tensor) -> set:
+    """Positions of ``segment``'s inputs that ``tensor``'s value is computed from inside
+    the segment: specialising on those alone keeps other inputs (e.g. index arrays whose
+    values change every batch) out of the compile-time key."""
+    positions = {t: i for i, t in enumerate(segment.inputs)}
+    produced = {id(out) for op in segment.ops for out in op.outputs}
+    found, seen, pending = set(), set(), [tensor]
+    while pending:
+        t = pending.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        if t in positions:
+            found.add(positions[t])
+        elif id(t) in produced:
+            pending.extend(t.op.inputs)
+    return found
 
 
 def freeze(arrays) -> tuple:
