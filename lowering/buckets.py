@@ -60,7 +60,7 @@ ABSORBERS = {
     },
 }
 # Row-wise ops that keep a carrier's -1 padding as it is.
-_CARRIER_SAFE = {"Identity", "StridedSlice", "Cast"}
+_CARRIER_SAFE = {"Identity", "StridedSlice", "Cast", "Reshape"}
 # Elementwise ops: entry i of the output depends on entry i of the inputs only.
 _ELEMENTWISE = {
     "Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod", "Maximum",
@@ -107,6 +107,20 @@ def _keeps_axis0(op) -> bool:
     return bool(op.attrs["begin_mask"] & 1 and op.attrs["end_mask"] & 1)
 
 
+def _reshape_keeps_rows(op, tensor) -> bool:
+    """A Reshape to a constant ``[-1, *rest]`` whose ``rest`` holds exactly the input's
+    trailing dimensions (``[n, 1] -> [-1]``, TF's reshape of ``Where`` indices): row ``i``
+    of the output is row ``i`` of the input."""
+    target = constant_value(op.inputs[1])
+    if target is None or tensor.shape.rank is None or tensor.shape.rank < 1:
+        return False
+    target = [int(d) for d in np.reshape(target, -1)]
+    trailing = tensor.shape.as_list()[1:]
+    if not target or target[0] != -1 or any(d is None for d in trailing):
+        return False
+    return int(np.prod(target[1:])) == int(np.prod(trailing))
+
+
 def _cast_keeps_carrier(op) -> bool:
     return op.type != "Cast" or op.attrs["DstT"].is_integer
 
@@ -115,6 +129,8 @@ def _row_outputs(op, index, tensor):
     """Outputs that a padded input ``index`` pads row for row, or None when unsafe."""
     if op.type in ("Identity", "Cast", "StridedSlice"):
         return list(op.outputs) if index == 0 and _keeps_axis0(op) else None
+    if op.type == "Reshape":
+        return list(op.outputs) if index == 0 and _reshape_keeps_rows(op, tensor) else None
     if op.type == "GatherV2" and index == 1:
         axis, batch = constant_value(op.inputs[2]), op.attrs.get("batch_dims", 0)
         if axis is not None and int(axis) == 0 and batch == 0 and tensor.shape.rank == 1:
@@ -123,6 +139,16 @@ def _row_outputs(op, index, tensor):
     if op.type in _ELEMENTWISE:
         return list(op.outputs)
     return None
+
+
+def _gathered_params(op, index) -> bool:
+    """The params of a row gather (TF's ``sparse_retain`` reading the entries ``Where``
+    kept): valid indices never reach the padding rows, and the output's length is the
+    indices', so padded params are safe when the indices are padded too."""
+    if op.type != "GatherV2" or index != 0 or op.attrs.get("batch_dims", 0) != 0:
+        return False
+    axis = constant_value(op.inputs[2])
+    return axis is not None and int(axis) == 0
 
 
 class _Taint:
@@ -148,6 +174,10 @@ def _trace(start, consumers, inside):
                 if role is None or (role == CARRIER and not taint.carrier[tensor]):
                     taint.ok = False
                     break
+                taint.uses.append((op, index))
+                continue
+            if _gathered_params(op, index):
+                # Rows are read only at the (padded) indices, which _consistent requires.
                 taint.uses.append((op, index))
                 continue
             outputs = _row_outputs(op, index, tensor)
@@ -197,11 +227,14 @@ class SegmentBuckets:
                 consumers.setdefault(t, []).append((op, i))
         produced = {t for op in segment.ops for t in op.outputs}
         inside = produced | set(segment.inputs)
+        outputs = set(segment.outputs)
         taints = {}
         for pos, tensor in enumerate(segment.inputs):
             if _candidate(tensor):
                 taint = _trace(tensor, consumers, inside)
-                if taint.ok and taint.uses:
+                # Worth padding: it meets an absorber, or rows of it leave the segment
+                # (e.g. the entries sparse_retain keeps, on their way to a host op).
+                if taint.ok and (taint.uses or any(t in outputs for t in taint.carrier)):
                     taints[pos] = taint
         accepted = set(taints)
         while True:
