@@ -35,7 +35,7 @@ def _slice(ctx, op, x, begin, size):
             x, starts, [s + (d - s if n == -1 else n) for s, n, d in zip(starts, sizes, dims)]
         )
     if -1 in sizes:
-        static_ints(op, 2, None)  # raises: the size would depend on run-time values
+        static_ints(op, 1, begin)  # raises: the size would depend on the run-time begin
     return lax.dynamic_slice(x, [begin[i] for i in range(len(dims))], sizes)
 
 
