@@ -46,6 +46,7 @@ FAMILIES = (
     "sparse",
     "space_batch",
     "candidate_sampling",
+    "sets",
     "io",
 )
 

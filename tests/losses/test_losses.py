@@ -251,9 +251,36 @@ def test_construction_errors(case):
     assert first(ours) == first(theirs)
 
 
-def test_runtime_broadcast_check_is_refused_clearly():
-    # TF checks weights of unknown shape at run time with set ops, which are not lowered.
-    with tfcompat.Graph().as_default():
-        weights = tfcompat.placeholder(tfcompat.float32, None)
-        with pytest.raises(NotImplementedError, match="static shapes"):
-            tfcompat.losses.mean_squared_error(REGRESSION, PRED, weights=weights)
+def _unknown_shape_weights_loss(tf, weights):
+    ph = tf.placeholder(tf.float32, None, name="w")
+    return tf.losses.mean_squared_error(REGRESSION, PRED, weights=ph), {ph: weights}
+
+
+RUNTIME_WEIGHTS = {
+    "scalar": np.float32(0.5),
+    "per_row": RNG.uniform(size=(N, 1)).astype(np.float32),
+    "full": RNG.uniform(size=(N, C)).astype(np.float32),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RUNTIME_WEIGHTS))
+def test_runtime_broadcast_check(case):
+    """Weights of unknown shape are checked at run time (set ops in a tf.cond, as TF)."""
+    program = lambda tf: _unknown_shape_weights_loss(tf, RUNTIME_WEIGHTS[case])  # noqa: E731
+    assert_parity(program, rtol=1e-5)
+    assert_same_graph_def(program)
+
+
+@pytest.mark.parametrize("bad", [(C,), (1, N, C), (N, 2)], ids=str)
+def test_runtime_broadcast_check_fails(bad):
+    """Weights that do not broadcast fail the run-time check, as in TF. Where the weighted
+    product itself cannot broadcast ((N, 2)), tfcompat's device step fails when it is traced,
+    before the check's flag is read: an InvalidArgumentError naming the Mul."""
+    weights = np.ones(bad, np.float32)
+    for tf in (tf1(), tfcompat):
+        with tf.Graph().as_default():
+            loss, feed = _unknown_shape_weights_loss(tf, weights)
+            with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError) as e:
+                sess.run(loss, feed)
+            if tf is tf1() or bad != (N, 2):
+                assert "weights can not be broadcast to values." in str(e.value)

@@ -2,8 +2,8 @@
 
 Weights may be a scalar, or of the values' rank with each dimension 1 or the values' size.
 Where both shapes are static the check happens at graph construction (a ``NoOp`` marks
-success, a ``ValueError`` reports failure), as TF does; the run-time form needs set ops
-(``DenseToDenseSetOperation``) that tfcompat does not lower, so it is refused clearly.
+success, a ``ValueError`` reports failure), as TF does; otherwise an ``Assert`` checks at run
+time, with TF's set-difference test of the dimensions (a host op, in a ``tf.cond``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from tfcompat.framework.constant_value import constant_value
 from tfcompat.framework.op_helper import convert_to_tensor
 from tfcompat.framework.scopes import control_dependencies, name_scope
 from tfcompat.ops import array_ops, control_flow_ops, math_ops
+from tfcompat.ops.checks import Assert
+from tfcompat.ops.cond import cond
 
 _ERROR_PREFIX = "weights can not be broadcast to values."
 
@@ -25,7 +27,7 @@ def _shape_and_rank(tensor, scope):
 def assert_broadcastable(weights, values):
     """An op that checks that ``weights`` broadcast to ``values`` (TF's
     ``weights_broadcast_ops.assert_broadcastable``)."""
-    with name_scope(None, "assert_broadcastable", (weights, values)):
+    with name_scope(None, "assert_broadcastable", (weights, values)) as scope:
         with name_scope(None, "weights", (weights,)) as weights_scope:
             weights, weights_shape, weights_rank = _shape_and_rank(weights, weights_scope)
         with name_scope(None, "values", (values,)) as values_scope:
@@ -50,11 +52,64 @@ def assert_broadcastable(weights, values):
                             f"values={values}"
                         )
                 return control_flow_ops.no_op(name="static_dims_check_success")
-        raise NotImplementedError(
-            "Checking at run time that weights broadcast to values needs set operations "
-            "(DenseToDenseSetOperation), which tfcompat does not support: give weights and "
-            f"values static shapes (weights {weights.shape}, values {values.shape})."
+        return _assert_broadcastable_at_run_time(
+            weights, weights_shape, weights_rank, values, values_shape, values_rank, scope
         )
+
+
+def _has_valid_dims(weights_shape, values_shape):
+    """Whether each weights dimension is 1 or the values' one: the set difference of the
+    weights dims and the ``(value dim, 1)`` pairs, per dimension, is empty."""
+    from tfcompat.ops import join_ops, sets_ops
+
+    with name_scope(None, "has_invalid_dims", (weights_shape, values_shape)) as scope:
+        values_shape_2d = array_ops.expand_dims(values_shape, -1)
+        valid_dims = join_ops.concat((values_shape_2d, array_ops.ones_like(values_shape_2d)), 1)
+        weights_shape_2d = array_ops.expand_dims(weights_shape, -1)
+        invalid_dims = sets_ops.set_difference(weights_shape_2d, valid_dims)
+        num_invalid_dims = array_ops.size(invalid_dims.values, name="num_invalid_dims")
+        return math_ops.equal(0, num_invalid_dims, name=scope)
+
+
+def _has_valid_nonscalar_shape(weights_rank, weights_shape, values_rank, values_shape):
+    with name_scope(
+        None,
+        "has_valid_nonscalar_shape",
+        (weights_rank, weights_shape, values_rank, values_shape),
+    ) as scope:
+        is_same_rank = math_ops.equal(values_rank, weights_rank, name="is_same_rank")
+        return cond(
+            is_same_rank,
+            lambda: _has_valid_dims(weights_shape, values_shape),
+            lambda: is_same_rank,
+            name=scope,
+        )
+
+
+def _assert_broadcastable_at_run_time(
+    weights, weights_shape, weights_rank, values, values_shape, values_rank, scope
+):
+    """An ``Assert`` that weights are a scalar or of the values' rank with each dimension 1
+    or the values' one (TF's graph: set ops in a ``tf.cond``)."""
+    is_scalar = math_ops.equal(0, weights_rank, name="is_scalar")
+    data = (
+        _ERROR_PREFIX,
+        "weights.shape=",
+        weights.name,
+        weights_shape,
+        "values.shape=",
+        values.name,
+        values_shape,
+        "is_scalar=",
+        is_scalar,
+    )
+    is_valid_shape = cond(
+        is_scalar,
+        lambda: is_scalar,
+        lambda: _has_valid_nonscalar_shape(weights_rank, weights_shape, values_rank, values_shape),
+        name="is_valid_shape",
+    )
+    return Assert(is_valid_shape, data, name=scope)
 
 
 def broadcast_weights(weights, values):
