@@ -31,3 +31,13 @@ from tfcompat.metrics.metrics_impl import (  # noqa: F401
     percentage_below,
     root_mean_squared_error,
 )
+from tfcompat.metrics.topk import (  # noqa: F401
+    average_precision_at_k,
+    precision_at_k,
+    precision_at_top_k,
+    recall_at_k,
+    recall_at_top_k,
+    sparse_average_precision_at_k,
+    sparse_precision_at_k,
+    sparse_recall_at_k,
+)
