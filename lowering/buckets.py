@@ -212,6 +212,10 @@ def _consistent(accepted, taints):
             )
             if any(t not in padded for t in entry_inputs):
                 bad.add(pos)
+            # Broadcasting aligns trailing axes: entries line up row for row only when every
+            # non-scalar operand has the same rank (a [n] operand against [n, 3] does not).
+            if roles is None and len({t.shape.rank for t in entry_inputs}) > 1:
+                bad.add(pos)
     return bad
 
 
