@@ -1,6 +1,6 @@
 """``tf.train``: TF1 optimizers, slots, the global step and learning-rate schedules."""
 
-from tfcompat.train import slot_creator
+from tfcompat.train import checkpoint_management, checkpoint_utils, saver, slot_creator  # noqa: F401 - tf.train.Saver & co
 from tfcompat.train.adadelta import AdadeltaOptimizer
 from tfcompat.train.adagrad import AdagradOptimizer
 from tfcompat.train.adagrad_da import AdagradDAOptimizer
@@ -21,7 +21,6 @@ from tfcompat.train.optimizer import Optimizer
 from tfcompat.train.proximal_adagrad import ProximalAdagradOptimizer
 from tfcompat.train.proximal_gradient_descent import ProximalGradientDescentOptimizer
 from tfcompat.train.rmsprop import RMSPropOptimizer
-from tfcompat.train import checkpoint_management, checkpoint_utils, saver  # noqa: F401 - tf.train.Saver & co
 from tfcompat.train.training_util import (
     assert_global_step,
     create_global_step,
