@@ -136,7 +136,8 @@ def _build_branch(graph, ctx, fn, label):
                     v = _switch_output(ctx, graph, v)
             flat.append(v)
         _ = cf
-    result = nest.pack_sequence_as(original, flat) if nest.is_nested(original) else [flat[0]]
+    packs = nest.is_nested(original) or nest.is_composite(original)
+    result = nest.pack_sequence_as(original, flat) if packs else [flat[0]]
     return original, result
 
 

@@ -1,7 +1,10 @@
 """Nested structures (lists, tuples, namedtuples, dicts) for cond / while_loop values, with
-TF's ``nest`` ordering: dicts by sorted key."""
+TF's ``nest`` ordering: dicts by sorted key. A SparseTensor is a composite: it flattens to
+its ``indices``, ``values`` and ``dense_shape`` (TF's ``expand_composites=True``)."""
 
 from __future__ import annotations
+
+from tfcompat.framework.sparse_tensor import SparseTensor
 
 
 def _is_namedtuple(x):
@@ -12,7 +15,13 @@ def is_nested(x) -> bool:
     return isinstance(x, (list, tuple, dict))
 
 
+def is_composite(x) -> bool:
+    return isinstance(x, SparseTensor)
+
+
 def flatten(structure) -> list:
+    if is_composite(structure):
+        return [structure.indices, structure.values, structure.dense_shape]
     if isinstance(structure, dict):
         return [leaf for k in sorted(structure) for leaf in flatten(structure[k])]
     if isinstance(structure, (list, tuple)):
@@ -30,6 +39,8 @@ def pack_sequence_as(structure, flat):
 
 
 def _pack(structure, flat):
+    if is_composite(structure):
+        return SparseTensor(*flat[:3]), flat[3:]
     if isinstance(structure, dict):
         out = {}
         for k in sorted(structure):
@@ -52,6 +63,13 @@ def map_structure(fn, structure):
 
 def assert_same_structure(a, b):
     """ValueError/TypeError when ``a`` and ``b`` nest differently (TF's message shape)."""
+    if is_composite(a) or is_composite(b):
+        if type(a) is not type(b):
+            raise TypeError(
+                "The two structures don't have the same sequence type. Input structure has "
+                f"type {type(a)}, while shallow structure has type {type(b)}."
+            )
+        return
     if is_nested(a) != is_nested(b):
         raise ValueError(
             "The two structures don't have the same nested structure.\n\n"
