@@ -39,5 +39,4 @@ from tfcompat.metrics.topk import (  # noqa: F401
     recall_at_top_k,
     sparse_average_precision_at_k,
     sparse_precision_at_k,
-    sparse_recall_at_k,
 )

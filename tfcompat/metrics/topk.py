@@ -314,30 +314,6 @@ def recall_at_k(
         )
 
 
-@tf_export("metrics.sparse_recall_at_k")
-def sparse_recall_at_k(
-    labels,
-    predictions,
-    k,
-    class_id=None,
-    weights=None,
-    metrics_collections=None,
-    updates_collections=None,
-    name=None,
-):
-    """Deprecated alias of ``recall_at_k``."""
-    return recall_at_k(
-        labels,
-        predictions,
-        k,
-        class_id,
-        weights,
-        metrics_collections,
-        updates_collections,
-        name,
-    )
-
-
 # ---------------------------------------------------------------------------------------------
 # Average precision
 # ---------------------------------------------------------------------------------------------
