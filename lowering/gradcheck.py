@@ -80,7 +80,7 @@ def check_gradients(ys, xs, feed_dict=None, grad_ys=None, session=None) -> Gradi
     import jax
 
     from tfcompat.client.session import Session
-    from tfcompat.gradients import gradients  # (tfcompat.gradients is the function)
+    from tfcompat.gradients_impl import gradients
 
     ys = list(ys) if isinstance(ys, (list, tuple)) else [ys]
     xs = list(xs) if isinstance(xs, (list, tuple)) else [xs]

@@ -80,8 +80,8 @@ from tfcompat.ops import conv_ops, pooling_ops  # noqa: F401 - convolution and p
 from tfcompat.ops import batch_norm_ops, dropout_ops  # noqa: F401 - tf.nn batch norm, dropout
 from tfcompat.ops import lookup_ops, string_ops  # noqa: F401 - host ops: strings, tables
 from tfcompat.ops import sparse_ops, sparse_segment_ops  # noqa: F401 - sparse tensors
-from tfcompat.lib.io import tf_record as _tf_record  # noqa: F401 - tf.io TFRecord files
 from tfcompat.ops import sparse_slice_ops  # noqa: F401 - tf.sparse.slice / merge
+from tfcompat.lib.io import tf_record as _tf_record  # noqa: F401 - tf.io TFRecord files
 from tfcompat.ops import parsing_ops as _parsing_ops  # noqa: F401 - tf.train.Example
 from tfcompat.ops import tensor_array_ops  # noqa: F401 - tf.TensorArray
 from tfcompat.ops import rnn, rnn_cell_impl  # noqa: F401 - tf.nn.dynamic_rnn, tf.nn.rnn_cell
@@ -97,7 +97,7 @@ from tfcompat.framework.gradient_registry import (  # noqa: F401
     NotDifferentiable,
     RegisterGradient,
 )
-from tfcompat import gradients as _gradients  # noqa: F401 - tf.gradients
+from tfcompat import gradients_impl  # noqa: F401 - tf.gradients
 from tfcompat import variables as _variables  # noqa: F401
 from tfcompat.ops import clip_ops, training_ops  # noqa: F401
 from tfcompat import train  # noqa: F401 - tf.train

@@ -69,7 +69,7 @@ def _batch_norm_grad(grad_y, x, scale, pop_mean, pop_var, epsilon, data_format, 
 
 
 def _fused_batch_norm_grad_grad(op, *grads):
-    from tfcompat.gradients import gradients
+    from tfcompat.gradients_impl import gradients
     from tfcompat.ops import array_ops
 
     # Like TF's tape, differentiate the rebuilt first derivative only: its inputs are cut

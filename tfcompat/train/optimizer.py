@@ -162,7 +162,7 @@ class Optimizer:
         """``[(gradient or None, variable)]`` for ``var_list`` (default: the trainable
         variables)."""
         from tfcompat import variables
-        from tfcompat.gradients import gradients
+        from tfcompat.gradients_impl import gradients
 
         if callable(loss):
             loss = loss()
