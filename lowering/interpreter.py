@@ -76,8 +76,11 @@ def _foldable(op, args) -> bool:
     """Whether every input is a numpy value (constants, static shapes): the op then runs by
     its numpy kernel while tracing, so shape arithmetic such as ``tf.shape(x)[0] * 2`` stays
     static for XLA (Const and Shape lower to numpy values)."""
-    return bool(args) and not op.op_def.is_stateful and op.type in REFERENCE and all(
-        isinstance(a, (np.ndarray, np.generic)) for a in args
+    return (
+        bool(args)
+        and not op.op_def.is_stateful
+        and op.type in REFERENCE
+        and all(isinstance(a, (np.ndarray, np.generic)) for a in args)
     )
 
 

@@ -49,8 +49,7 @@ def infer_dtype(value) -> dtypes.DType:
             kinds.add("complex128")
         elif hasattr(leaf, "dtype") and hasattr(leaf, "op"):
             raise TypeError(
-                f"List of Tensors when single Tensor expected: cannot make a constant from "
-                f"{leaf!r}"
+                f"List of Tensors when single Tensor expected: cannot make a constant from {leaf!r}"
             )
         else:
             raise TypeError(
@@ -103,9 +102,7 @@ def to_numpy(value, dtype=None) -> np.ndarray:
 
 def _check_python_leaf(leaf, dtype):
     def fail():
-        raise TypeError(
-            f"Expected {dtype.name}, but got {leaf!r} of type '{type(leaf).__name__}'."
-        )
+        raise TypeError(f"Expected {dtype.name}, but got {leaf!r} of type '{type(leaf).__name__}'.")
 
     if isinstance(leaf, np.generic):
         return
