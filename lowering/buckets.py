@@ -184,6 +184,11 @@ def _trace(start, consumers, inside):
             if outputs is None:
                 taint.ok = False
                 break
+            params = op.inputs[0].shape
+            if _gathered_params(op, 0) and (params.rank is None or params[0] is None):
+                # Padded indices into params of per-step length (possibly empty): the
+                # params must be padded too.
+                taint.uses.append((op, index))
             if op.type in _ELEMENTWISE:
                 taint.uses.append((op, index))
             keeps = taint.carrier[tensor] and op.type in _CARRIER_SAFE and _cast_keeps_carrier(op)
@@ -205,16 +210,17 @@ def _consistent(accepted, taints):
     for pos in accepted:
         for op, _ in taints[pos].uses:
             roles = ABSORBERS.get(op.type)
-            entry_inputs = (
-                [op.inputs[i] for i in roles]
-                if roles is not None
-                else [t for t in op.inputs if t.shape.rank != 0]
-            )
+            if op.type == "GatherV2":  # params and indices of a row gather: both padded
+                entry_inputs = list(op.inputs[:2])
+            elif roles is not None:
+                entry_inputs = [op.inputs[i] for i in roles]
+            else:
+                entry_inputs = [t for t in op.inputs if t.shape.rank != 0]
+                # Broadcasting aligns trailing axes: entries line up row for row only when
+                # every non-scalar operand has the same rank ([n] against [n, 3] does not).
+                if len({t.shape.rank for t in entry_inputs}) > 1:
+                    bad.add(pos)
             if any(t not in padded for t in entry_inputs):
-                bad.add(pos)
-            # Broadcasting aligns trailing axes: entries line up row for row only when every
-            # non-scalar operand has the same rank (a [n] operand against [n, 3] does not).
-            if roles is None and len({t.shape.rank for t in entry_inputs}) > 1:
                 bad.add(pos)
     return bad
 
