@@ -75,7 +75,7 @@ from tfcompat.ops import confusion_matrix as _confusion_matrix  # noqa: F401
 from tfcompat.framework import random_seed  # noqa: F401 - tf.set_random_seed
 from tfcompat import initializers  # noqa: F401 - tf.*_initializer, tf.initializers.*
 from tfcompat.ops import partitioned_variables  # noqa: F401 - partitioners
-from tfcompat.variable_scope import AUTO_REUSE  # noqa: F401 - tf.variable_scope, get_variable
+from tfcompat.ops.variable_scope import AUTO_REUSE  # noqa: F401 - tf.variable_scope, get_variable
 from tfcompat.ops import conv_ops, pooling_ops  # noqa: F401 - convolution and pooling
 from tfcompat.ops import batch_norm_ops, dropout_ops  # noqa: F401 - tf.nn batch norm, dropout
 from tfcompat.ops import lookup_ops, string_ops  # noqa: F401 - host ops: strings, tables

@@ -22,8 +22,8 @@ from tfcompat.feature_column import feature_column as fc
 from tfcompat.framework import dtypes
 from tfcompat.framework.graph import get_default_graph
 from tfcompat.framework.sparse_tensor import SparseTensor, convert_to_tensor_or_sparse_tensor
+from tfcompat.ops.variable_scope import _init_scope
 from tfcompat.util.tf_export import tf_export
-from tfcompat.variable_scope import _init_scope
 
 
 def _check_input_dtype(column, input_tensor):

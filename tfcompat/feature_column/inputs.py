@@ -8,8 +8,8 @@ from tfcompat.feature_column import feature_column as fc
 from tfcompat.feature_column.state import _LazyBuilder
 from tfcompat.framework.graph import GraphKeys
 from tfcompat.framework.scopes import get_collection
+from tfcompat.ops.variable_scope import get_variable_scope, variable_scope
 from tfcompat.util.tf_export import tf_export
-from tfcompat.variable_scope import get_variable_scope, variable_scope
 
 
 def weight_collections_with_defaults(weight_collections):

@@ -17,8 +17,8 @@ from tfcompat.framework.graph import GraphKeys
 from tfcompat.framework.scopes import add_to_collection, get_collection, name_scope
 from tfcompat.initializers import zeros_initializer
 from tfcompat.ops import embedding_ops, sparse_ops
+from tfcompat.ops.variable_scope import get_variable, variable_scope
 from tfcompat.util.tf_export import tf_export
-from tfcompat.variable_scope import get_variable, variable_scope
 
 
 def _strip_leading_slashes(name):

@@ -15,8 +15,8 @@ from tfcompat.feature_column.state import _LazyBuilder
 from tfcompat.framework import dtypes, tensor_shape
 from tfcompat.framework.scopes import name_scope
 from tfcompat.ops import sparse_ops
+from tfcompat.ops.variable_scope import variable_scope
 from tfcompat.util.tf_export import tf_export
-from tfcompat.variable_scope import variable_scope
 
 
 class SequenceCategoricalColumn(

@@ -12,7 +12,7 @@ import tfcompat as tf
 from tfcompat.feature_column import feature_column as fc
 from tfcompat.framework.sparse_tensor import SparseTensor, convert_to_tensor_or_sparse_tensor
 from tfcompat.ops import sparse_ops
-from tfcompat.variable_scope import get_variable
+from tfcompat.ops.variable_scope import get_variable
 
 
 class _LazyBuilder:

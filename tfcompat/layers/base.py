@@ -226,7 +226,7 @@ class Layer:
         self._init_set_name(name)
         self._call_has_scope_arg = "scope" in inspect.signature(self.call).parameters
         if scope:
-            from tfcompat.variable_scope import variable_scope
+            from tfcompat.ops.variable_scope import variable_scope
 
             with variable_scope(scope) as captured_scope:
                 self._scope = captured_scope
@@ -236,7 +236,7 @@ class Layer:
 
     # -- names and scopes -----------------------------------------------------------------
     def _init_set_name(self, name):
-        from tfcompat.variable_scope import VariableScope
+        from tfcompat.ops.variable_scope import VariableScope
 
         if isinstance(name, VariableScope):
             self._base_name = name.name
@@ -272,7 +272,7 @@ class Layer:
         layer (with ``reuse``, exactly the layer's name)."""
         if self._scope is not None:
             return
-        from tfcompat.variable_scope import variable_scope
+        from tfcompat.ops.variable_scope import variable_scope
 
         if self._reuse:
             with variable_scope(scope if scope is not None else self._base_name) as captured:
@@ -387,7 +387,7 @@ class Layer:
         with ``tf.get_variable``; records it as a trainable or non-trainable weight and adds
         its regularization loss once."""
         from tfcompat import variables
-        from tfcompat.variable_scope import variable_scope
+        from tfcompat.ops.variable_scope import variable_scope
 
         for key in kwargs:
             if key != "experimental_autocast":
@@ -458,7 +458,7 @@ class Layer:
         """Builds the layer on its first call and applies ``call`` inside the layer's
         variable scope (reusing its variables after the first call); update ops of the
         call are added to ``UPDATE_OPS``."""
-        from tfcompat.variable_scope import variable_scope
+        from tfcompat.ops.variable_scope import variable_scope
 
         scope = kwargs.pop("scope", None)
         self._set_scope(scope)
@@ -559,7 +559,7 @@ def _default_initializer(initializer, dtype, name, layer_name):
 
 def _get_variable(name, shape, dtype, initializer, trainable, constraint, partitioner,
                   use_resource):  # fmt: skip
-    from tfcompat.variable_scope import get_variable
+    from tfcompat.ops.variable_scope import get_variable
 
     return get_variable(
         name,

@@ -10,8 +10,8 @@ from tfcompat.losses.weights_broadcast import broadcast_weights
 from tfcompat.metrics import asserts
 from tfcompat.metrics.metric_utils import metric_variable, publish, read_variable, remove_squeezable
 from tfcompat.ops import array_ops, math_ops, reduction_ops, state_ops
+from tfcompat.ops.variable_scope import variable_scope
 from tfcompat.util.tf_export import tf_export
-from tfcompat.variable_scope import variable_scope
 
 _KEPSILON = 1e-7  # thresholds just outside [0, 1] so every prediction falls on one side
 

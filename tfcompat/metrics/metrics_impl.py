@@ -12,8 +12,8 @@ from tfcompat.losses.weights_broadcast import broadcast_weights
 from tfcompat.metrics.metric_utils import metric_variable, publish, remove_squeezable, safe_div
 from tfcompat.ops import array_ops, math_ops, reduction_ops, state_ops
 from tfcompat.ops.confusion_matrix import confusion_matrix_v2 as confusion_matrix
+from tfcompat.ops.variable_scope import variable_scope
 from tfcompat.util.tf_export import tf_export
-from tfcompat.variable_scope import variable_scope
 
 
 def _mean_of(total, count):

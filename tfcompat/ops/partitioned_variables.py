@@ -113,7 +113,7 @@ def create_partitioned_variables(
 ):
     """The shards of a new partitioned variable, as a list (deprecated in TF)."""
     # The module, not the ``tf.variable_scope`` class the package exports under its name.
-    variable_scope = importlib.import_module("tfcompat.variable_scope")
+    variable_scope = importlib.import_module("tfcompat.ops.variable_scope")
 
     if len(shape) != len(slicing):
         raise ValueError(

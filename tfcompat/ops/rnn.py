@@ -173,7 +173,7 @@ def dynamic_rnn(cell, inputs, sequence_length=None, initial_state=None, dtype=No
       ``(outputs, final_state)``: outputs shaped like ``inputs`` with the cell's output size
       as last dimension.
     """
-    from tfcompat.variable_scope import variable_scope
+    from tfcompat.ops.variable_scope import variable_scope
 
     tf = _tf()
     assert_like_rnncell("cell", cell)
@@ -354,7 +354,7 @@ def _static_size(size):
 def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=None, scope=None):
     """Runs ``cell`` over the list ``inputs`` (one ``[batch, ...]`` tensor per step),
     unrolled in the graph. Returns ``(outputs, final_state)`` with one output per step."""
-    from tfcompat.variable_scope import variable_scope
+    from tfcompat.ops.variable_scope import variable_scope
 
     tf = _tf()
     assert_like_rnncell("cell", cell)
@@ -450,7 +450,7 @@ def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
     """A forward and a backward ``dynamic_rnn`` over ``inputs`` (the backward one over the
     time-reversed sequence, reversed per ``sequence_length``). Returns
     ``((output_fw, output_bw), (state_fw, state_bw))``."""
-    from tfcompat.variable_scope import variable_scope
+    from tfcompat.ops.variable_scope import variable_scope
 
     tf = _tf()
     assert_like_rnncell("cell_fw", cell_fw)

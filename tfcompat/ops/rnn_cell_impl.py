@@ -129,7 +129,7 @@ class RNNCell(base_layer.Layer):
     def __call__(self, inputs, state, scope=None):
         """Runs the cell in ``scope`` (default: the variable scope current at its first
         call, kept for later calls)."""
-        from tfcompat.variable_scope import get_variable_scope, variable_scope
+        from tfcompat.ops.variable_scope import get_variable_scope, variable_scope
 
         if scope is not None:
             with variable_scope(scope, custom_getter=self._rnn_get_variable) as scope:
@@ -549,7 +549,7 @@ class MultiRNNCell(RNNCell):
         return weights
 
     def call(self, inputs, state):
-        from tfcompat.variable_scope import variable_scope
+        from tfcompat.ops.variable_scope import variable_scope
 
         position = 0
         current = inputs

@@ -100,7 +100,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
     "new/"}`` initializes every variable under ``new/`` from the same name under ``old/``
     and ``{"/": "new/"}`` from the checkpoint's root.
     """
-    from tfcompat.variable_scope import _get_default_variable_store
+    from tfcompat.ops.variable_scope import _get_default_variable_store
 
     ckpt_file = _checkpoint_filename(ckpt_dir_or_file)
     variable_map = load_checkpoint(ckpt_dir_or_file).get_variable_to_shape_map()
