@@ -6,8 +6,6 @@ all ``-1`` are padding (``lowering/buckets.py``) and are skipped by the dense-ou
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from lowering.registry import reference
@@ -329,6 +327,8 @@ def _sparse_add_grad(ctx, op, grad, a_indices, b_indices, sum_indices):
 # ---------------------------------------------------------------------------------------------
 _MASK = (1 << 64) - 1
 _K_MUL = 0xC6A4A7935BD1E995
+_K_MUL_U64 = np.uint64(_K_MUL)
+_SHIFT = np.uint64(47)
 
 
 def _shift_mix(v):
@@ -344,8 +344,18 @@ def fingerprint_cat64(fp1: int, fp2: int) -> int:
     return _shift_mix(result)
 
 
+def _fingerprint_cat64_array(fp1, fp2):
+    """``fingerprint_cat64`` over uint64 arrays (numpy's uint64 products wrap mod 2**64)."""
+    mixed = fp2 * _K_MUL_U64
+    result = (fp1 ^ _K_MUL_U64) ^ ((mixed ^ (mixed >> _SHIFT)) * _K_MUL_U64)
+    result = result * _K_MUL_U64
+    result = (result ^ (result >> _SHIFT)) * _K_MUL_U64
+    return result ^ (result >> _SHIFT)
+
+
 def _columns(op, indices, values, shapes, dense):
-    """Per column, the features of each row (sparse columns first, then dense)."""
+    """The batch size and, per column (sparse columns first, then dense), its values grouped
+    by row (each row's features in input order) and every row's feature count."""
     if shapes:
         batch = int(shapes[0][0])
     elif dense:
@@ -356,53 +366,87 @@ def _columns(op, indices, values, shapes, dense):
     for i, (ind, val, shape) in enumerate(zip(indices, values, shapes)):
         if int(shape[0]) != batch:
             raise _invalid(op, f"Expected batch size {batch} got {int(shape[0])} at position {i}")
-        rows = np.asarray(ind)[:, 0]
-        val = np.asarray(val)
-        columns.append([val[rows == b] for b in range(batch)])
+        ind = np.asarray(ind, np.int64)
+        rows = ind[:, 0] if ind.ndim == 2 and ind.shape[1] else np.zeros(len(ind), np.int64)
+        kept = np.flatnonzero((rows >= 0) & (rows < batch))  # padding rows are -1
+        kept = kept[np.argsort(rows[kept], kind="stable")]
+        counts = np.bincount(rows[kept], minlength=batch)
+        columns.append((np.asarray(val)[kept], counts))
     for d in dense:
         d = np.asarray(d)
-        columns.append([d[b] for b in range(batch)])
+        d = d if d.ndim == 2 else d.reshape(len(d), -1 if d.size else 0)
+        columns.append((d.reshape(-1), np.full(batch, d.shape[1], np.int64)))
     return batch, columns
 
 
-def _feature_hash(value) -> int:
+def _combinations(batch, columns):
+    """Every output entry's row, position in its row, and per column the flat index of the
+    feature it takes: row ``b`` has ``prod(counts[b])`` combinations, last column fastest."""
+    if not columns:
+        empty = np.zeros(0, np.int64)
+        return empty, empty, [], 0
+    counts = np.stack([c for _, c in columns]).astype(np.int64)  # [columns, batch]
+    per_row = np.prod(counts, axis=0)
+    starts = np.concatenate([np.zeros((len(columns), 1), np.int64), np.cumsum(counts, 1)], 1)
+    rows = np.repeat(np.arange(batch), per_row)
+    first = np.cumsum(per_row) - per_row
+    position = np.arange(len(rows)) - np.repeat(first, per_row)
+    picks, stride = [None] * len(columns), np.ones(len(rows), np.int64)
+    for i in reversed(range(len(columns))):
+        count = counts[i][rows]
+        picks[i] = starts[i][rows] + (position // stride) % np.maximum(count, 1)
+        stride = stride * count
+    widest = int(per_row.max()) if batch else 0
+    return rows, position, picks, widest
+
+
+def _feature_hashes(values) -> np.ndarray:
+    """Per feature, the uint64 it enters a cross with: strings' Fingerprint64, integers' bits."""
     from lowering.reference.string_hash import fingerprint64
 
-    if isinstance(value, (bytes, str)):
-        text = value.encode() if isinstance(value, str) else value
-        return int(np.asarray(fingerprint64(np.asarray([text], object))).view(np.uint64)[0])
-    return int(value) & _MASK
+    values = np.asarray(values)
+    if values.dtype == object or values.dtype.kind in "SU":
+        flat = [v.encode() if isinstance(v, str) else v for v in values.tolist()]
+        return np.asarray(fingerprint64(flat)).view(np.uint64)
+    return values.astype(np.int64).view(np.uint64)
 
 
-def _cross(op, indices, values, shapes, dense, generate):
+def _keyed_hashes(values) -> np.ndarray:
+    """Sparse features of TF's V2 (keyed) kernel: int64s hash their first 4 little-endian
+    bytes, strings are fingerprinted."""
+    from lowering.reference.string_hash import fingerprint64
+
+    values = np.asarray(values)
+    if values.dtype == object or values.dtype.kind in "SU":
+        return _feature_hashes(values)
+    raw = [v.tobytes()[:4] for v in values.astype("<i8")]
+    return np.asarray(fingerprint64(raw)).view(np.uint64)
+
+
+def _bucket(hashed, num_buckets):
+    modulus = num_buckets if num_buckets > 0 else (1 << 63) - 1
+    return (hashed % np.uint64(modulus)).astype(np.int64)
+
+
+def _cross_hashed(op, indices, values, shapes, dense, column_hashes, seed):
+    """Hashed crosses: ``seed`` (or the first column's hash when None) chained through
+    ``_fingerprint_cat64_array`` with each column's hash."""
     batch, columns = _columns(op, indices, values, shapes, dense)
-    out_indices, out_values, widest = [], [], 0
-    for b in range(batch):
-        features = [c[b] for c in columns]
-        count = 0
-        if columns and all(len(f) for f in features):
-            for combo in itertools.product(*features):
-                out_indices.append((b, count))
-                out_values.append(generate(combo))
-                count += 1
-        widest = max(widest, count)
-    indices_out = np.asarray(out_indices, np.int64).reshape(-1, 2)
-    return indices_out, out_values, np.asarray([batch, widest], np.int64)
+    rows, position, picks, widest = _combinations(batch, columns)
+    hashed = None if seed is None else np.full(len(rows), seed & _MASK, np.uint64)
+    for (vals, _), pick, hash_fn in zip(columns, picks, column_hashes):
+        h = hash_fn(vals)[pick]
+        hashed = h if hashed is None else _fingerprint_cat64_array(hashed, h)
+    if hashed is None:
+        hashed = np.zeros(0, np.uint64)
+    return np.stack([rows, position], 1).astype(np.int64), hashed, np.asarray([batch, widest])
 
 
-def _hashed(num_buckets, hash_key):
-    def generate(combo):
-        hashed = hash_key & _MASK
-        for feature in combo:
-            hashed = fingerprint_cat64(hashed, _feature_hash(feature))
-        return hashed % num_buckets if num_buckets > 0 else hashed % ((1 << 63) - 1)
-
-    return generate
-
-
-def _joined(combo):
-    parts = [f if isinstance(f, bytes) else str(int(f)).encode() for f in combo]
-    return b"_X_".join(parts)
+def _joined_text(values):
+    values = np.asarray(values)
+    if values.dtype == object:
+        return [v if isinstance(v, bytes) else v.encode() for v in values.tolist()]
+    return [str(int(v)).encode() for v in values.tolist()]
 
 
 @reference("SparseCross")
@@ -411,11 +455,19 @@ def _sparse_cross(ctx, op, *inputs):
     indices, values, shapes = inputs[:n], inputs[n : 2 * n], inputs[2 * n : 3 * n]
     dense = inputs[3 * n :]
     if op.attrs["hashed_output"]:
-        generate = _hashed(op.attrs["num_buckets"], op.attrs["hash_key"])
-        out_indices, out_values, shape = _cross(op, indices, values, shapes, dense, generate)
-        return out_indices, np.asarray(out_values, np.uint64).astype(np.int64), shape
-    out_indices, out_values, shape = _cross(op, indices, values, shapes, dense, _joined)
-    return out_indices, np.asarray(out_values, dtype=object).reshape(-1), shape
+        hash_fns = [_feature_hashes] * (n + len(dense))
+        out_indices, hashed, shape = _cross_hashed(
+            op, indices, values, shapes, dense, hash_fns, op.attrs["hash_key"]
+        )
+        return out_indices, _bucket(hashed, op.attrs["num_buckets"]), shape.astype(np.int64)
+    batch, columns = _columns(op, indices, values, shapes, dense)
+    rows, position, picks, widest = _combinations(batch, columns)
+    texts = [_joined_text(vals) for vals, _ in columns]
+    parts = [[text[p] for p in pick.tolist()] for text, pick in zip(texts, picks)]
+    out_values = np.empty(len(rows), object)
+    out_values[:] = [b"_X_".join(combo) for combo in zip(*parts)]
+    out_indices = np.stack([rows, position], 1).astype(np.int64).reshape(-1, 2)
+    return out_indices, out_values, np.asarray([batch, widest], np.int64)
 
 
 @reference("SparseCrossHashed")
@@ -428,31 +480,9 @@ def _sparse_cross_hashed(ctx, op, *inputs):
         raise errors.UnimplementedError(None, op, "SparseCrossHashed with strong_hash=True")
     # Keyed columns (TF's V2 kernel): sparse int64 features hash their first 4 bytes, dense
     # int64 features are used as they are; strings are fingerprinted in both.
-    sparse_hashes = [_keyed_sparse(v) for v in values]
-
-    def generate(combo):
-        hashed = None
-        for feature in combo:
-            h = feature if isinstance(feature, tuple) else _feature_hash(feature)
-            h = h[1] if isinstance(h, tuple) else h
-            hashed = h if hashed is None else fingerprint_cat64(hashed, h)
-        return hashed % num_buckets if num_buckets > 0 else hashed % ((1 << 63) - 1)
-
-    out_indices, out_values, shape = _cross(op, indices, sparse_hashes, shapes, dense, generate)
-    return out_indices, np.asarray(out_values, np.uint64).astype(np.int64), shape
-
-
-def _keyed_sparse(values):
-    from lowering.reference.string_hash import fingerprint64
-
-    values = np.asarray(values)
-    if values.dtype == object:
-        return values
-    raw = [v.tobytes()[:4] for v in values.astype("<i8")]
-    hashes = np.asarray(fingerprint64(np.asarray(raw, object))).view(np.uint64)
-    out = np.empty(len(values), object)
-    out[:] = [("h", int(h)) for h in hashes]
-    return out
+    hash_fns = [_keyed_hashes] * n + [_feature_hashes] * len(dense)
+    out_indices, hashed, shape = _cross_hashed(op, indices, values, shapes, dense, hash_fns, None)
+    return out_indices, _bucket(hashed, num_buckets), shape.astype(np.int64)
 
 
 # ---------------------------------------------------------------------------------------------
