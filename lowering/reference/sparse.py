@@ -251,8 +251,9 @@ def _sparse_concat(ctx, op, *inputs):
 
 @reference("SparseFillEmptyRows")
 def _sparse_fill_empty_rows(ctx, op, indices, values, dense_shape, default):
+    # Host inputs may be device arrays: convert once (indexing them dispatches device ops).
     indices, values = np.asarray(indices, np.int64), np.asarray(values)
-    rows = int(dense_shape[0])
+    rows, default = int(np.asarray(dense_shape)[0]), np.asarray(default)
     if rows == 0 and len(indices):
         raise _invalid(
             op,
