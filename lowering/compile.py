@@ -76,6 +76,11 @@ class DeviceFunction:
         self.static_positions = ()
         # Sparse inputs padded to size buckets, host-computed sizes (lowering/buckets.py).
         self.buckets = buckets.SegmentBuckets(segment)
+        self.rejit()
+
+    def rejit(self):
+        """A fresh jit of the step (also after a setting that changes tracing, such as a
+        larger gradient-stack bucket): state donated, the static-input key static."""
         self.jitted = _jax().jit(self._traced, donate_argnums=(0,), static_argnums=(4,))
 
     def pure_function(self):

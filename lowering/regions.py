@@ -445,11 +445,7 @@ def check_report(device_function, report) -> bool:
             message = checks.numerics_message(op, bool(value[1][0]), bool(value[1][1]))
         raise errors.InvalidArgumentError(None, op, message)
     if any(bool(np.asarray(v)) for k, v in report.items() if k[0] == "stack"):
-        import jax
-
         device_function.stack_bucket *= 2
-        device_function.jitted = jax.jit(
-            device_function._traced, donate_argnums=(0,), static_argnums=(4,)
-        )
+        device_function.rejit()
         return True
     return False
