@@ -283,10 +283,12 @@ def _outputs(rop, env):
 def _loop_parts(rop):
     """(enters, merges, body ops, exits, loop_cond) among a while region's members."""
     members = rop.members
-    enters = [op for op in members if op.type in ENTER_TYPES]
-    merges = [op for op in members if op.type in MERGE_TYPES and cfc.context_of(op) is rop.region]
-    exits = [op for op in members if op.type in EXIT_TYPES]
-    loop_conds = [op for op in members if op.type == "LoopCond"]
+    # The loop's own dataflow ops; those of loops nested in its body are body ops.
+    own = [op for op in members if cfc.context_of(op) is rop.region]
+    enters = [op for op in own if op.type in ENTER_TYPES]
+    merges = [op for op in own if op.type in MERGE_TYPES]
+    exits = [op for op in own if op.type in EXIT_TYPES]
+    loop_conds = [op for op in own if op.type == "LoopCond"]
     skip = set(enters) | set(merges) | set(exits)
     body = [op for op in members if op not in skip]
     return enters, merges, body, exits, loop_conds[0] if loop_conds else None

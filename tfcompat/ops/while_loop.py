@@ -122,6 +122,8 @@ def _build_loop(graph, loop, cond, body, loop_vars, shape_invariants, return_sam
     from tfcompat.ops import control_flow_ops as cf
 
     flat = [convert_to_tensor(_to_flow(v)) for v in nest.flatten(loop_vars)]
+    # Loop vars made just now (a constant initial value) belong to the enclosing body.
+    cfc.adopt_pending(graph)
     invariants = nest.flatten(shape_invariants) if shape_invariants is not None else None
     outer = loop.outer_context
     real = [
