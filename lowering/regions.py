@@ -31,6 +31,7 @@ ENTER_TYPES = frozenset({"Enter", "RefEnter"})
 EXIT_TYPES = frozenset({"Exit", "RefExit"})
 NEXT_TYPES = frozenset({"NextIteration", "RefNextIteration"})
 REGION_OP_TYPES = {"cond": "_CondRegion", "while": "_WhileRegion"}
+_IDENTITY_TYPES = frozenset({"Identity", "RefIdentity"})
 DATAFLOW_TYPES = MERGE_TYPES | SWITCH_TYPES | ENTER_TYPES | EXIT_TYPES | NEXT_TYPES | {"LoopCond"}
 
 
@@ -353,9 +354,22 @@ def run_while(ctx, rop, args, rules, prims):
     ctx.run_locals = dict(local_values)
     index = {m.outputs[0]: k for k, m in enumerate(merges)}
     for exit_op in exits:
-        switch = exit_op.inputs[0].op
-        env[exit_op.outputs[0]] = final[index[switch.inputs[0]]]
+        env[exit_op.outputs[0]] = final[_loop_var_index(exit_op, index)]
     return _outputs(rop, env)
+
+
+def _loop_var_index(exit_op, index):
+    """The loop variable (``index``: Merge output -> position) ``exit_op`` returns: it reads
+    the loop's ``Switch`` on that Merge, possibly through ``Identity`` ops (a gradient
+    loop's gated ``tuple``)."""
+    tensor = exit_op.inputs[0]
+    while tensor not in index:
+        if tensor.op.type not in SWITCH_TYPES | _IDENTITY_TYPES:
+            raise errors.InternalError(
+                None, exit_op, f"Exit {exit_op.name} does not read a loop variable"
+            )
+        tensor = tensor.op.inputs[0]
+    return index[tensor]
 
 
 def dataflow_rule(ctx, op, *xs):

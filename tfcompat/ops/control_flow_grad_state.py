@@ -18,10 +18,19 @@ the iterations in reverse; loop invariants and constants need no stack. The lowe
 each stack as a bucketed buffer whose overflow reruns the step with a doubled bucket
 (``lowering/stack.py``). Node names inside gradient loops differ from TF's.
 
+**Nested loops.** A loop nested in another loop's body gets its state after the outer
+one's (``outer_state``); its gradient loop is built inside the outer gradient loop, so it
+runs once per outer backward iteration. Its stacks are pushed once per inner iteration of
+every outer iteration: one LIFO history the outer and inner gradient loops pop in exact
+reverse. Its trip count differs per outer iteration, so the count leaving the inner loop
+is itself saved on a stack of the outer loop (``real_value``) and popped to start the
+inner gradient loop's counter. Values of the outer body the inner gradient loop reads
+come from the outer loop's history by the same capture chain.
+
 Gradient ops are assigned their context when the gradient function returns
 (``building``), like forward ops are by ``adopt``; ops placed elsewhere on purpose (a
-stack, an accumulator's zeros) are placed explicitly. Limits: a while loop nested in
-another while loop, and second-order gradients through a loop, raise UnimplementedError.
+stack, an accumulator's zeros) are placed explicitly. Limit: second-order gradients
+through a loop raise UnimplementedError.
 """
 
 from __future__ import annotations
@@ -200,9 +209,10 @@ class GradWhileContext(cfc.WhileContext):
 class LoopGradState:
     """One forward loop's gradient bookkeeping in one ``tf.gradients`` call."""
 
-    def __init__(self, owner, forward):
+    def __init__(self, owner, forward, outer_state=None):
         self.owner = owner
         self.forward = forward
+        self.outer_state = outer_state  # the enclosing forward loop's state (nested loops)
         self.history = {}  # forward tensor -> its value in the gradient loop
         self.switch_map = {}  # forward loop Switch -> the gradient loop's Merge for it
         self.unused_exits = []
@@ -220,6 +230,10 @@ class LoopGradState:
             owner.mirror(forward.outer_context),
             graph.unique_name(forward.name, mark_as_used=True),
         )
+        if outer_state is not None:
+            # Each outer iteration has its own trip count: saved on a stack of the outer
+            # loop, so the outer gradient loop hands each one to this gradient loop.
+            count = outer_state.real_value(count)
         self.grad_index = self.grad.add_backprop_counter(count)
 
     def _add_forward_counter(self, graph):
@@ -355,6 +369,11 @@ class LoopGradState:
             merge.op._update_input(1, back)
 
 
+def _enclosing_loop(ctx):
+    """The innermost while loop enclosing context ``ctx`` (None at top level)."""
+    return next((c for c in _chain(ctx.outer_context) if c.region.kind == "while"), None)
+
+
 def _loop_constant_enter(value, loop):
     """The loop-invariant ``Enter`` of ``loop`` that ``value`` is (through Identity ops)."""
     op = value.op
@@ -401,15 +420,20 @@ class GradientState:
             raise errors.UnimplementedError(
                 None, None, "Second-order gradients through a tf.while_loop are not supported"
             )
-        outer_loops = [c for c in _chain(loop.outer_context) if c.region.kind == "while"]
-        if outer_loops:
+        outer = _enclosing_loop(loop)
+        if isinstance(outer, GradWhileContext):
             raise errors.UnimplementedError(
                 None,
                 None,
-                f"tf.gradients through while loop {loop.name} nested in while loop "
-                f"{outer_loops[0].name} is not implemented",
+                f"tf.gradients through while loop {loop.name} built inside a gradient loop "
+                "is not supported",
             )
-        self.loops[loop] = LoopGradState(self, loop)
+        if outer is not None and any(parts[5].op in between for parts in outer.loops):
+            # The enclosing loop takes part too: its gradient loop must exist first, as
+            # this loop's gradient loop runs inside it.
+            self._add_loop(outer, between_list, between)
+        outer_state = self.loops.get(outer) if outer is not None else None
+        self.loops[loop] = LoopGradState(self, loop, outer_state)
         for exit_tensor in self.loops[loop].forward_exits:
             if exit_tensor.op not in between:
                 between.add(exit_tensor.op)
@@ -520,12 +544,25 @@ class GradientState:
         return array_ops.zeros_like(value, optimize=False)
 
     def zeros_for_exit(self, exit_tensor):
-        """The gradient of a loop output ys do not use, when another output's is real."""
+        """The gradient of a loop output ys do not use, when another output's is real.
+        The output of a loop nested in another loop gets its zeros in the outer gradient
+        loop (its shape, when not static, from the outer loop's history)."""
         from tfcompat.ops import array_ops
 
+        dtype = exit_tensor.dtype.base_dtype
+        forward = cfc.output_context(exit_tensor.op)
+        if forward is None:
+            if exit_tensor.shape.is_fully_defined():
+                return array_ops.zeros(exit_tensor.shape.as_list(), dtype)
+            return array_ops.zeros_like(exit_tensor, optimize=False)
+        grad_ctx = self.mirror(forward)
         if exit_tensor.shape.is_fully_defined():
-            return array_ops.zeros(exit_tensor.shape.as_list(), exit_tensor.dtype.base_dtype)
-        return array_ops.zeros_like(exit_tensor, optimize=False)
+            with building(self.graph, grad_ctx):
+                return array_ops.zeros(exit_tensor.shape.as_list(), dtype)
+        with building(self.graph, forward):
+            shape = array_ops.shape_internal(exit_tensor, optimize=False)
+        with building(self.graph, grad_ctx):
+            return array_ops.zeros(shape, dtype)
 
     # --- exits ---------------------------------------------------------------------------------
     def loop_state_of_exit(self, op):
