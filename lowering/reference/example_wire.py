@@ -5,8 +5,13 @@ a Python object per feature per record. This reader instead walks the protobuf w
 of the whole batch at once in numpy: at each nesting level (Example -> Features -> map
 entry -> Feature -> value list) one numpy step reads the next field of every message still
 open, so the Python loop runs once per field *position* (about the number of features per
-record), not once per field. Values are then gathered with index arithmetic: packed floats
-by a byte view, packed varints by ``bitwise_or.reduceat``, strings by slicing.
+record), not once per field.
+
+The requested columns are then read together, in a number of numpy passes that does not
+grow with the number of keys: every map entry's key is hashed once and matched against all
+requested keys at once, and the lists of all matched entries of one kind are decoded in one
+pass (packed floats by a byte view, packed varints by ``bitwise_or.reduceat``, strings by a
+padded byte matrix viewed as fixed-width strings), then split per column.
 
 It reads the encoding TF and protobuf writers produce (length-delimited fields, packed
 numeric lists, one key and at most one value per map entry, one list per Feature). Any
@@ -18,69 +23,85 @@ from __future__ import annotations
 
 import numpy as np
 
-# Feature oneof field numbers -> the codes used in ``Batch.column``'s ``kinds``.
+# Feature oneof field numbers -> the codes used in ``Batch.columns``'s ``kinds``.
 NO_LIST, BYTES, FLOAT, INT64 = 0, 1, 2, 3
 MISSING = -1
 _PAD = 16  # zero bytes after the buffer, so a varint read near the end stays in bounds
-
-
-def _powers(width):
-    """1, P, P^2, ... modulo 2^64 for the key hash."""
-    steps = np.full(max(width - 1, 0), 1099511628211, np.uint64)
-    return np.concatenate([np.ones(min(width, 1), np.uint64), np.cumprod(steps, dtype=np.uint64)])
+_HASH_BASE = 1099511628211
+# A string column is built from a byte matrix padded to its longest value while the padding
+# stays below this many bytes per value on average (else each value is sliced out).
+_MAX_PADDING = 64
+# _WORD_MASKS[n]: the low n bytes of a little-endian 8-byte word.
+_WORD_MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], np.uint64)
+_MAP_KEY, _MAP_VALUE = 0x0A, 0x12  # map entry tags: key (field 1), value (field 2)
+_FIRST_FIELD = 0x0A  # field 1, length-delimited
 
 
 class NotCanonical(Exception):
     """The batch holds an encoding this reader does not handle (or a malformed record)."""
 
 
-def _varint(buf, pos):
-    """Reads one varint at each of ``pos``: (values as uint64, positions after them)."""
-    value = np.zeros(len(pos), np.uint64)
-    cur = pos.copy()
-    open_ = np.ones(len(pos), bool)
-    for i in range(10):
-        byte = buf[cur].astype(np.uint64)
-        value |= np.where(open_, (byte & np.uint64(0x7F)) << np.uint64(7 * i), np.uint64(0))
-        cur += open_
-        open_ &= byte >= 0x80
-        if not open_.any():
-            return value, cur
-    raise NotCanonical("varint longer than 10 bytes")
+def _lengths(buf, pos):
+    """Reads one length varint at each of ``pos``: (values as int64, positions after them).
+    Lengths are almost always one byte, so only the longer ones go through the byte loop;
+    five bytes (35 bits) exceed any message."""
+    first = buf[pos]
+    value = first.astype(np.int64)
+    after = pos + 1
+    more = np.flatnonzero(first >= 0x80)
+    if not more.size:
+        return value, after
+    value[more] &= 0x7F
+    for shift in range(7, 35, 7):
+        byte = buf[after[more]].astype(np.int64)
+        value[more] |= (byte & 0x7F) << shift
+        after[more] += 1
+        more = more[byte >= 0x80]
+        if not more.size:
+            return value, after
+    raise NotCanonical("a length varint longer than 5 bytes")
 
 
-def _fields(buf, starts, ends):
-    """Every field of the messages at ``[starts, ends)``, which must all be length-delimited:
-    (owner message index, field number, payload start, payload end), grouped by owner in
-    order of appearance."""
-    owners, numbers, begins, finishes, steps = [], [], [], [], []
-    active = np.flatnonzero(starts < ends)
-    pos = starts.astype(np.int64).copy()
-    step = 0
+def _field_at(buf, pos, limit):
+    """The length-delimited field starting at each of ``pos`` (field numbers below 16 have a
+    one-byte tag): (tag byte, payload start, payload end); it must end by ``limit``."""
+    tag = buf[pos]
+    length, begin = _lengths(buf, pos + 1)
+    end = begin + length
+    if np.any(end > limit):
+        raise NotCanonical("a field runs past its message")
+    return tag, begin, end
+
+
+def _fields(buf, starts, ends, grouped=True):
+    """Every field of the messages at ``[starts, ends)``, which must all be field 1 and
+    length-delimited: (owner message index, payload start, payload end). The Python loop
+    runs once per field position. Fields come grouped by owner in order of appearance, or,
+    unless ``grouped``, position by position (each owner's fields still in order)."""
+    owners, begins, finishes = [], [], []
+    pos = np.asarray(starts, np.int64)
+    limit = np.asarray(ends, np.int64)
+    active = np.flatnonzero(pos < limit)
+    pos, limit = pos[active], limit[active]
     while active.size:
-        tag, p = _varint(buf, pos[active])
-        if np.any(tag & np.uint64(7) != 2):
-            raise NotCanonical("a field that is not length-delimited")
-        length, p = _varint(buf, p)
-        end = p + length.astype(np.int64)
-        if np.any(end > ends[active]) or np.any(length > np.uint64(1 << 40)):
-            raise NotCanonical("a field runs past its message")
+        tag, begin, end = _field_at(buf, pos, limit)
+        if np.any(tag != _FIRST_FIELD):
+            raise NotCanonical("a field other than field 1, or not length-delimited")
         owners.append(active)
-        numbers.append((tag >> np.uint64(3)).astype(np.int64))
-        begins.append(p)
+        begins.append(begin)
         finishes.append(end)
-        steps.append(np.full(active.size, step))
-        pos[active] = end
-        active = active[end < ends[active]]
-        step += 1
-    if not owners:
+        open_ = end < limit
+        active, pos, limit = active[open_], end[open_], limit[open_]
+    if len(owners) <= 1:  # at most one field per message: already grouped
         empty = np.zeros(0, np.int64)
-        return empty, empty, empty, empty
-    owner, number, begin, finish, order = (
-        np.concatenate(x) for x in (owners, numbers, begins, finishes, steps)
-    )
-    sort = np.lexsort((order, owner))
-    return owner[sort], number[sort], begin[sort], finish[sort]
+        return (owners or [empty])[0], (begins or [empty])[0], (finishes or [empty])[0]
+    owner, begin, finish = (np.concatenate(x) for x in (owners, begins, finishes))
+    if not grouped:
+        return owner, begin, finish
+    # Owners ascend within each position: a stable sort by owner keeps each owner's fields
+    # in order of appearance.
+    sort = np.argsort(owner, kind="stable")
+    return owner[sort], begin[sort], finish[sort]
 
 
 def _gather_ranges(buf, begin, end):
@@ -91,109 +112,187 @@ def _gather_ranges(buf, begin, end):
     return buf[index], lengths
 
 
+def _unaligned(padded, dtype):
+    """``padded`` (bytes) read as ``dtype`` values starting at every byte offset."""
+    size = np.dtype(dtype).itemsize
+    return np.ndarray((len(padded) - size + 1,), dtype, buffer=padded, strides=(1,))
+
+
+def _word(words, begin, length, index):
+    """The ``index``-th 8-byte little-endian word of each key at ``begin``, zero beyond
+    the key's ``length``."""
+    remaining = np.clip(length - 8 * index, 0, 8)
+    return words[begin + 8 * index] & _WORD_MASKS[remaining]
+
+
+def _key_hashes(words, begin, length):
+    """A 64-bit polynomial hash of the 8-byte words and the length of each key (the
+    Python loop runs once per 8 bytes of the longest key, on the keys that long)."""
+    hashes = _word(words, begin, length, 0) * np.uint64(_HASH_BASE) + length.astype(np.uint64)
+    longer = np.flatnonzero(length > 8)
+    index = 1
+    while longer.size:
+        word = _word(words, begin[longer], length[longer], index)
+        hashes[longer] = hashes[longer] * np.uint64(_HASH_BASE) + word
+        index += 1
+        longer = longer[length[longer] > 8 * index]
+    return hashes
+
+
+def _same_keys(words, begin, other_words, other_begin, length):
+    """Whether each key at ``begin`` equals the one at ``other_begin`` (both ``length``
+    long), compared 8 bytes at a time."""
+    same = np.ones(len(begin), bool)
+    check = np.arange(len(begin))
+    index = 0
+    while check.size:
+        a = _word(words, begin[check], length[check], index)
+        b = _word(other_words, other_begin[check], length[check], index)
+        same[check[a != b]] = False
+        index += 1
+        check = check[length[check] > 8 * index]
+    return same
+
+
 class Batch:
     """The map entries of a batch of serialized Examples, found by one vectorised walk."""
 
     def __init__(self, records):
-        self.raw = b"".join(records)
+        self.raw = b"".join(records) + b"\0" * _PAD
         sizes = np.fromiter(map(len, records), np.int64, count=len(records))
         self.size = len(records)
-        self.buf = np.frombuffer(self.raw + b"\0" * _PAD, np.uint8)
+        self.buf = np.frombuffer(self.raw, np.uint8)
+        self.words = _unaligned(self.raw, "<u8")
         ends = np.cumsum(sizes)
-        owner, number, begin, end = _fields(self.buf, ends - sizes, ends)
-        if np.any(number != 1):
-            raise NotCanonical("an Example field other than features")
-        # Features (possibly several per record, which merge) -> map entries.
-        f_owner, number, begin, end = _fields(self.buf, begin, end)
-        if np.any(number != 1):
-            raise NotCanonical("a Features field other than the map")
+        # Example -> Features (several per record merge).
+        owner, begin, end = _fields(self.buf, ends - sizes, ends)
+        merged = np.any(owner[1:] == owner[:-1])
+        # Features -> map entries; the entry order per record is the order of appearance
+        # (a later duplicate key wins).
+        f_owner, begin, end = _fields(self.buf, begin, end, grouped=bool(merged))
         self.record = owner[f_owner]
-        # Map entry -> exactly one key and at most one value (a Feature).
-        e_owner, number, begin, end = _fields(self.buf, begin, end)
-        is_key = number == 1
+        self._read_entries(begin, end)
+
+    def _read_entries(self, begin, end):
+        """Map entry -> its key, then at most one value (a Feature) -> at most one list:
+        the entries' key ranges, and their lists' kind codes and payloads."""
+        if np.any(begin >= end):
+            raise NotCanonical("a map entry without a key")
+        tag, self.key_begin, key_end = _field_at(self.buf, begin, end)
+        if np.any(tag != _MAP_KEY):
+            raise NotCanonical("a map entry not starting with its key")
+        self.key_length = key_end - self.key_begin
+        entries = np.flatnonzero(key_end < end)
+        tag, value_begin, value_end = _field_at(self.buf, key_end[entries], end[entries])
+        if np.any(tag != _MAP_VALUE) or np.any(value_end != end[entries]):
+            raise NotCanonical("a map entry with fields beyond its key and value")
+        has_list = value_begin < value_end
+        entries, value_begin, value_end = (
+            entries[has_list],
+            value_begin[has_list],
+            value_end[has_list],
+        )
+        tag, list_begin, list_end = _field_at(self.buf, value_begin, value_end)
+        if np.any(list_end != value_end) or np.any(((tag & 7) != 2) | (tag < 0x0A) | (tag > 0x1A)):
+            raise NotCanonical("a Feature with several lists or other fields")
         n = len(self.record)
-        keys = np.bincount(e_owner[is_key], minlength=n)
-        values = np.bincount(e_owner[number == 2], minlength=n)
-        if np.any(keys != 1) or np.any(values > 1) or np.any((number != 1) & (number != 2)):
-            raise NotCanonical("a map entry without exactly one key")
-        self.key_begin = begin[is_key]
-        self.key_end = end[is_key]
-        self.key_length = self.key_end - self.key_begin
-        value_begin = np.zeros(n, np.int64)
-        value_end = np.zeros(n, np.int64)
-        value_begin[e_owner[~is_key]] = begin[~is_key]
-        value_end[e_owner[~is_key]] = end[~is_key]
-        # Feature -> at most one list: its kind and payload.
-        l_owner, number, begin, end = _fields(self.buf, value_begin, value_end)
-        if np.any(np.bincount(l_owner, minlength=n) > 1) or np.any((number < 1) | (number > 3)):
-            raise NotCanonical("a Feature with several lists")
-        self.kind = np.full(n, NO_LIST, np.int64)
-        self.kind[l_owner] = number
+        # Each entry's kind code, then MISSING: indexed by an entry index, or -1 for none.
+        self.kind = np.full(n + 1, NO_LIST, np.int64)
+        self.kind[-1] = MISSING
+        self.kind[entries] = tag >> 3
         self.list_begin = np.zeros(n, np.int64)
         self.list_end = np.zeros(n, np.int64)
-        self.list_begin[l_owner] = begin
-        self.list_end[l_owner] = end
+        self.list_begin[entries] = list_begin
+        self.list_end[entries] = list_end
         self._hashes = None
 
-    def _key_hashes(self):
-        """A 64-bit polynomial hash of every entry's key, computed once for the batch (keys
-        are matched by hash and length, then checked byte by byte)."""
+    # -- key matching --------------------------------------------------------------------------
+    def _entries_for(self, keys):
+        """``[len(keys), size]``: per key and record, the index of the record's (last) map
+        entry for that key, or -1. ``keys`` must be distinct."""
         if self._hashes is None:
-            lengths = self.key_length
-            width = int(lengths.max()) if len(lengths) else 0
-            column = np.arange(width)
-            index = np.minimum(self.key_begin[:, None] + column, len(self.buf) - 1)
-            data = np.where(column < lengths[:, None], self.buf[index].astype(np.uint64) + 1, 0)
-            self._hashes = data.astype(np.uint64) @ _powers(width) if width else lengths * 0
-            self._hashes = self._hashes.astype(np.uint64)
-        return self._hashes
+            self._hashes = _key_hashes(self.words, self.key_begin, self.key_length)
+        found = np.full(len(keys) * self.size, -1, np.int64)
+        if not keys:
+            return found.reshape(0, self.size)
+        wanted = b"".join(keys) + b"\0" * _PAD
+        w_words = _unaligned(wanted, "<u8")
+        w_length = np.fromiter(map(len, keys), np.int64, count=len(keys))
+        w_begin = np.cumsum(w_length) - w_length
+        w_hash = _key_hashes(w_words, w_begin, w_length)
+        order = np.argsort(w_hash)
+        sorted_hash = w_hash[order]
+        if np.any(sorted_hash[1:] == sorted_hash[:-1]):
+            raise NotCanonical("two requested keys with the same hash")  # let protobuf match
+        slot = np.minimum(np.searchsorted(sorted_hash, self._hashes), len(keys) - 1)
+        entry = np.flatnonzero(sorted_hash[slot] == self._hashes)
+        key = order[slot[entry]]
+        length = self.key_length[entry]
+        same = length == w_length[key]
+        entry, key, length = entry[same], key[same], length[same]
+        same = _same_keys(self.words, self.key_begin[entry], w_words, w_begin[key], length)
+        entry, key = entry[same], key[same]
+        # Entries are in order of appearance within a record, so the largest entry index
+        # per (key, record) is the record's last entry for the key, which protobuf keeps.
+        np.maximum.at(found, key * self.size + self.record[entry], entry)
+        return found.reshape(len(keys), self.size)
 
-    def _entries_for(self, key: bytes):
-        """Per record, the index of its (last) map entry for ``key``, or -1."""
-        wanted = np.frombuffer(key, np.uint8).astype(np.uint64) + 1
-        target = wanted @ _powers(len(key)) if len(key) else np.uint64(0)
-        candidates = np.flatnonzero((self._key_hashes() == target) & (self.key_length == len(key)))
-        if len(key) and candidates.size:
-            index = self.key_begin[candidates, None] + np.arange(len(key))
-            same = np.all(self.buf[index] == np.frombuffer(key, np.uint8), axis=1)
-            candidates = candidates[same]
-        entry = np.full(self.size, -1, np.int64)
-        if candidates.size:
-            records = self.record[candidates]
-            last = np.append(records[1:] != records[:-1], True)  # a later duplicate wins
-            entry[records[last]] = candidates[last]
-        return entry
+    # -- columns ---------------------------------------------------------------------------
+    def columns(self, requests):
+        """For each ``(key, kind)`` of ``requests``: the key across the batch as per-record
+        kind codes (MISSING where absent), and the value counts and flattened values of the
+        records whose list is of ``kind``."""
+        keys = list(dict.fromkeys(key for key, _ in requests))
+        key_id = {key: i for i, key in enumerate(keys)}
+        entry = self._entries_for(keys)
+        kinds = self.kind[entry]
+        out = [None] * len(requests)
+        for kind, reader in ((BYTES, self._bytes), (FLOAT, self._floats), (INT64, self._int64s)):
+            which = [i for i, (_, k) in enumerate(requests) if k == kind]
+            if not which:
+                continue
+            rows = np.array([key_id[requests[i][0]] for i in which], np.int64)
+            chosen = kinds[rows] == kind  # [columns, size]
+            counts, values = reader(*self._lists(entry[rows][chosen]))
+            lengths = np.zeros(chosen.shape, np.int64)
+            lengths[chosen] = counts
+            parts = np.split(values, np.cumsum(lengths.sum(axis=1))[:-1])
+            for i, row, length, part in zip(which, rows, lengths, parts):
+                out[i] = (kinds[row], length, part)
+        return out
 
     def column(self, key: bytes, kind: int):
-        """``key`` across the batch: per-record kind codes (MISSING where absent), and the
-        value counts and flattened values of the records whose list is of ``kind``."""
-        entry = self._entries_for(key)
-        found = entry >= 0
-        kinds = np.full(self.size, MISSING, np.int64)
-        kinds[found] = self.kind[entry[found]]
-        rows = np.flatnonzero(kinds == kind)
-        chosen = entry[rows]
-        lengths = np.zeros(self.size, np.int64)
-        reader = {BYTES: self._bytes, FLOAT: self._floats, INT64: self._int64s}[kind]
-        counts, values = reader(self.list_begin[chosen], self.list_end[chosen])
-        lengths[rows] = counts
-        return kinds, lengths, values
+        """``columns`` for one key."""
+        return self.columns([(key, kind)])[0]
 
+    def _lists(self, entries):
+        return self.list_begin[entries], self.list_end[entries]
+
+    # -- list payloads ---------------------------------------------------------------------
     def _packed(self, begin, end):
-        """The payload of each numeric list's packed field (empty lists have none)."""
-        owner, number, p, e = _fields(self.buf, begin, end)
-        if np.any(number != 1) or np.any(np.bincount(owner, minlength=len(begin)) > 1):
-            raise NotCanonical("an unpacked or split numeric list")
+        """The payload range of each numeric list's one packed field (empty lists have
+        none: an empty range)."""
         payload_begin = np.zeros(len(begin), np.int64)
         payload_end = np.zeros(len(begin), np.int64)
-        payload_begin[owner], payload_end[owner] = p, e
+        lists = np.flatnonzero(begin < end)
+        tag, p, e = _field_at(self.buf, begin[lists], end[lists])
+        if np.any(tag != _FIRST_FIELD) or np.any(e != end[lists]):
+            raise NotCanonical("an unpacked or split numeric list")
+        payload_begin[lists], payload_end[lists] = p, e
         return payload_begin, payload_end
 
     def _floats(self, begin, end):
-        data, nbytes = _gather_ranges(self.buf, *self._packed(begin, end))
+        payload, payload_end = self._packed(begin, end)
+        nbytes = payload_end - payload
         if np.any(nbytes % 4):
             raise NotCanonical("a float list whose size is not a multiple of 4")
-        return nbytes // 4, data.view("<f4").astype(np.float32)
+        counts = nbytes // 4
+        if np.all(counts == 1):  # one value per list: its payload is the value
+            at = payload
+        else:
+            offsets = np.cumsum(counts) - counts
+            at = np.repeat(payload - 4 * offsets, counts) + 4 * np.arange(int(counts.sum()))
+        return counts, _unaligned(self.raw, "<f4")[at].astype(np.float32)
 
     def _int64s(self, begin, end):
         data, nbytes = _gather_ranges(self.buf, *self._packed(begin, end))
@@ -213,10 +312,34 @@ class Batch:
         return counts, np.bitwise_or.reduceat(shifted, starts).view(np.int64)
 
     def _bytes(self, begin, end):
-        owner, number, p, e = _fields(self.buf, begin, end)
-        if np.any(number != 1):
-            raise NotCanonical("a bytes list field other than value")
+        owner, p, e = _fields(self.buf, begin, end)
+        return np.bincount(owner, minlength=len(begin)), self._strings(p, e)
+
+    def _strings(self, begin, end):
+        """The byte ranges as an object array of ``bytes``."""
+        lengths = end - begin
+        count = len(lengths)
+        width = max(int(lengths.max()) if count else 0, 1)
+        if width * count > int(lengths.sum()) + _MAX_PADDING * count:
+            return self._slices(begin, end)
+        # One row per value, zero-padded, read as fixed-width strings: numpy makes the bytes
+        # objects in C. That drops trailing zero bytes, so values ending in one are sliced
+        # out again.
+        column = np.arange(width)
+        index = begin[:, None] + column
+        if count and int(begin.max()) + width > len(self.buf):
+            index = np.minimum(index, len(self.buf) - 1)
+        matrix = self.buf[index]
+        if count and int(lengths.min()) < width:
+            matrix[column >= lengths[:, None]] = 0
+        values = matrix.view(f"S{width}").reshape(-1).astype(object)
+        nul = np.flatnonzero((lengths > 0) & (self.buf[end - 1] == 0))
+        if nul.size:
+            values[nul] = self._slices(begin[nul], end[nul])
+        return values
+
+    def _slices(self, begin, end):
+        values = np.empty(len(begin), dtype=object)
         raw = self.raw
-        values = np.empty(len(p), dtype=object)
-        values[:] = [raw[s:t] for s, t in zip(p.tolist(), e.tolist())]
-        return np.bincount(owner, minlength=len(begin)), values
+        values[:] = [raw[s:t] for s, t in zip(begin.tolist(), end.tolist())]
+        return values

@@ -116,12 +116,14 @@ class _RecordsSource:
         except example_wire.NotCanonical:
             self._impl = _ProtoSource(op, self._records)
 
-    def column(self, key: bytes, kind: int):
+    def columns(self, requests):
+        """``(kinds, lengths, values)`` for each ``(key, kind)`` of ``requests``, all read
+        together."""
         try:
-            return self._impl.column(key, kind)
+            return self._impl.columns(requests)
         except example_wire.NotCanonical:
             self._impl = _ProtoSource(self._op, self._records)
-            return self._impl.column(key, kind)
+            return self._impl.columns(requests)
 
 
 class _ProtoSource:
@@ -145,6 +147,9 @@ class _ProtoSource:
                 shown = record.decode("utf-8", "backslashreplace")
                 raise _invalid(op, f"Could not parse example input, value: '{shown}'") from None
         self.size = len(self.maps)
+
+    def columns(self, requests):
+        return [self.column(key, kind) for key, kind in requests]
 
     def column(self, key: bytes, kind: int):
         """Per-record kind codes, and counts and flattened values of the lists of ``kind``."""
@@ -199,12 +204,12 @@ class _Column:
         return np.arange(len(self.values), dtype=np.int64) - np.repeat(starts, self.lengths)
 
 
-def _column(op, source, key, dtype, messages, type_error):
-    """Collects ``key``'s values of ``dtype``; a feature holding another list type raises
-    ``type_error`` (TF words it differently for dense and sparse features). A feature
-    with no list set counts as missing."""
+def _column(op, read, key, dtype, messages, type_error):
+    """``key``'s values of ``dtype`` from the source's ``read`` of it; a feature holding
+    another list type raises ``type_error`` (TF words it differently for dense and sparse
+    features). A feature with no list set counts as missing."""
     kind = _KIND_OF_DTYPE[dtype]
-    kinds, lengths, values = source.column(key.encode("utf-8"), kind)
+    kinds, lengths, values = read
     wrong = np.flatnonzero((kinds != kind) & (kinds > example_wire.NO_LIST))
     if len(wrong):
         index = int(wrong[0])
@@ -230,18 +235,18 @@ def _sparse_type_error(found, dtype):
 # ---------------------------------------------------------------------------------------------
 # Outputs per feature kind
 # ---------------------------------------------------------------------------------------------
-def _sparse(op, source, key, dtype, messages):
+def _sparse(op, batch, read, key, dtype, messages):
     """(indices [N, 2], values [N], dense_shape [batch, longest list])."""
-    col = _column(op, source, key, dtype, messages, _sparse_type_error)
+    col = _column(op, read, key, dtype, messages, _sparse_type_error)
     indices = np.stack([col.row_ids, col.positions], axis=1).reshape(-1, 2)
     width = int(col.lengths.max()) if len(col.lengths) else 0
-    return indices, col.values, np.array([source.size, width], dtype=np.int64)
+    return indices, col.values, np.array([batch, width], dtype=np.int64)
 
 
-def _dense(op, source, key, dtype, dims, default, messages):
+def _dense(op, batch, read, key, dtype, dims, default, messages):
     """Fixed shape ``dims``: every record has exactly that many values or takes the
     default (an empty default makes the feature required)."""
-    col = _column(op, source, key, dtype, messages, _dense_type_error)
+    col = _column(op, read, key, dtype, messages, _dense_type_error)
     size = int(np.prod(dims, dtype=np.int64))
     default = np.asarray(default)
     missing = np.flatnonzero(~col.present)
@@ -251,17 +256,17 @@ def _dense(op, source, key, dtype, dims, default, messages):
     if len(wrong):
         i = int(wrong[0])
         raise _invalid(op, messages.count(key, i, dtype, int(col.lengths[i]), dims))
-    out = np.empty((source.size, size), dtype=col.values.dtype)
+    out = np.empty((batch, size), dtype=col.values.dtype)
     out[col.present] = col.values.reshape(-1, size)
     if len(missing):
         out[missing] = default.reshape(size)
-    return out.reshape((source.size, *dims))
+    return out.reshape((batch, *dims))
 
 
-def _dense_sequence(op, source, key, dtype, dims, default, messages):
+def _dense_sequence(op, batch, read, key, dtype, dims, default, messages):
     """Shape ``[None] + rest``: any number of ``rest`` blocks per record, padded with the
     scalar default to the batch's longest."""
-    col = _column(op, source, key, dtype, messages, _dense_type_error)
+    col = _column(op, read, key, dtype, messages, _dense_type_error)
     stride = int(np.prod(dims[1:], dtype=np.int64))
     if stride:
         wrong = np.flatnonzero(col.lengths % stride)
@@ -275,14 +280,14 @@ def _dense_sequence(op, source, key, dtype, dims, default, messages):
     fill = np.asarray(default).reshape(-1)
     if fill.size == 0:
         fill = np.array(["" if dtype == dtypes.string else 0], dtype=col.values.dtype)
-    out = np.empty((source.size, longest * stride), dtype=col.values.dtype)
+    out = np.empty((batch, longest * stride), dtype=col.values.dtype)
     out[...] = fill[0]
     out[col.row_ids, col.positions] = col.values
-    return out.reshape((source.size, longest, *dims[1:]))
+    return out.reshape((batch, longest, *dims[1:]))
 
 
-def _ragged(op, source, key, dtype, split_dtype, messages):
-    col = _column(op, source, key, dtype, messages, _sparse_type_error)
+def _ragged(op, batch, read, key, dtype, split_dtype, messages):
+    col = _column(op, read, key, dtype, messages, _sparse_type_error)
     splits = np.concatenate([[0], np.cumsum(col.lengths)]).astype(split_dtype.as_numpy_dtype)
     return col.values, splits
 
@@ -307,26 +312,34 @@ def _parse(op, serialized, names, spec):
         )
     messages = _SingleMessages() if single else _BatchMessages(list(names))
     source = _RecordsSource(op, serialized.reshape(-1))
-    sparse = [
-        _sparse(op, source, key, dtype, messages)
-        for key, dtype in zip(spec["sparse_keys"], spec["sparse_types"])
-    ]
-    dense = []
-    for key, dtype, shape, default in zip(
-        spec["dense_keys"], spec["dense_types"], spec["dense_shapes"], spec["dense_defaults"]
-    ):
-        dims = shape.as_list()
-        if dims and dims[0] is None:
-            dense.append(_dense_sequence(op, source, key, dtype, dims, default, messages))
-        else:
-            dense.append(_dense(op, source, key, dtype, dims, default, messages))
-    ragged = [
-        _ragged(op, source, key, dtype, split, messages)
-        for key, dtype, split in zip(
+    sparse_specs = list(zip(spec["sparse_keys"], spec["sparse_types"]))
+    dense_specs = list(
+        zip(spec["dense_keys"], spec["dense_types"], spec["dense_shapes"], spec["dense_defaults"])
+    )
+    ragged_specs = list(
+        zip(
             spec.get("ragged_keys", ()),
             spec.get("ragged_value_types", ()),
             spec.get("ragged_split_types", ()),
         )
+    )
+    # Every requested column is read in one go; errors are then raised in TF's order of
+    # features (sparse, dense, ragged).
+    requests = [
+        (key.encode("utf-8"), _KIND_OF_DTYPE[dtype])
+        for key, dtype, *_ in sparse_specs + dense_specs + ragged_specs
+    ]
+    reads = iter(source.columns(requests))
+    batch = source.size
+    sparse = [_sparse(op, batch, next(reads), key, dtype, messages) for key, dtype in sparse_specs]
+    dense = []
+    for key, dtype, shape, default in dense_specs:
+        dims = shape.as_list()
+        build = _dense_sequence if dims and dims[0] is None else _dense
+        dense.append(build(op, batch, next(reads), key, dtype, dims, default, messages))
+    ragged = [
+        _ragged(op, batch, next(reads), key, dtype, split, messages)
+        for key, dtype, split in ragged_specs
     ]
     if single:
         sparse = [(ix[:, 1:], values, shape[1:]) for ix, values, shape in sparse]

@@ -13,7 +13,17 @@ from lowering.reference.parsing import _ProtoSource
 from tests.oracle import assert_parity
 from tfcompat.framework.proto import example_pb2, feature_pb2
 
-KEYS = ["a", "b", "long_feature_name/with.dots", "é", ""]
+# Keys are compared 8 bytes at a time: lengths around 8 and keys sharing long prefixes.
+KEYS = [
+    "a",
+    "b",
+    "abcdefgh",
+    "abcdefgh_",
+    "long_feature_name/with.dots",
+    "long_feature_name/with.dash",
+    "é",
+    "",
+]
 
 _values = {
     example_wire.FLOAT: st.lists(st.floats(width=32, allow_nan=False), max_size=6),
@@ -52,13 +62,41 @@ def test_wire_reader_matches_protobuf(records):
     serialized = [_serialize(r) for r in records]
     wire = example_wire.Batch(serialized)
     proto = _ProtoSource(None, serialized)
-    for key in KEYS + ["absent"]:
-        for kind in (example_wire.FLOAT, example_wire.INT64, example_wire.BYTES):
-            ours = wire.column(key.encode(), kind)
-            theirs = proto.column(key.encode(), kind)
-            for a, b in zip(ours, theirs):
-                np.testing.assert_array_equal(a, b)
-                assert a.dtype == b.dtype
+    requests = [
+        (key.encode(), kind)
+        for key in KEYS + ["absent"]
+        for kind in (example_wire.FLOAT, example_wire.INT64, example_wire.BYTES)
+    ]
+    # All columns read together, and one by one.
+    for ours, theirs in zip(wire.columns(requests), proto.columns(requests)):
+        _assert_same_column(ours, theirs)
+    for request in requests[::5]:
+        _assert_same_column(wire.column(*request), proto.column(*request))
+
+
+def _assert_same_column(ours, theirs):
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_array_equal(a, b)
+        assert a.dtype == b.dtype
+        if a.dtype == object:
+            assert all(type(v) is bytes for v in a)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [b"x" * 300, b"", b"y"],  # long values: sliced one by one
+        [b"ab\0", b"\0", b"\0\0c", b"abcd"],  # trailing zero bytes survive the byte matrix
+        [b"short", b"a bit longer", b""],
+    ],
+)
+def test_string_columns(values):
+    records = [_serialize([("s", (example_wire.BYTES, values[i:]))]) for i in range(len(values))]
+    records.append(b"")  # an empty Example: no strings
+    request = [(b"s", example_wire.BYTES)]
+    ours = example_wire.Batch(records).columns(request)[0]
+    _assert_same_column(ours, _ProtoSource(None, records).columns(request)[0])
+    assert list(ours[2][: len(values)]) == values
 
 
 def _unpacked_floats(values):
@@ -70,8 +108,17 @@ def _unpacked_floats(values):
     return b"\x0a" + bytes([len(features)]) + features
 
 
+def _value_before_key():
+    """A map entry holding its value before its key: valid, not canonical."""
+    feature = b"\x12\x06\x0a\x04" + np.float32(2.5).tobytes()
+    entry = b"\x12" + bytes([len(feature)]) + feature + b"\x0a\x01x"
+    features = b"\x0a" + bytes([len(entry)]) + entry
+    return b"\x0a" + bytes([len(features)]) + features
+
+
 NON_CANONICAL = {
     "unpacked_floats": _unpacked_floats([1.5, -2.0]),
+    "value_before_key": _value_before_key(),
     "unknown_example_field": example_pb2.Example().SerializeToString() + b"\x10\x07",
 }
 
