@@ -8,7 +8,7 @@ import pytest
 
 import tfcompat
 from lowering.gradcheck import check_gradients
-from tests.oracle import assert_parity, assert_same_graph_def
+from tests.oracle import assert_parity, assert_same_graph_def, tf1
 
 
 # --- cond / case -------------------------------------------------------------------------------
@@ -223,11 +223,16 @@ def test_gradient_descent_through_while_loop_with_stateful_body():
     assert_parity(program, rtol=1e-5)
 
 
-def test_second_order_gradient_through_while_loop_is_unimplemented():
-    tf = tfcompat
+@pytest.mark.parametrize("module", ["tf", "ours"])
+def test_second_order_gradient_through_while_loop_raises_as_tf(module):
+    """TF 2.21's v1 loops: a second gradient reaching xs through a gradient loop raises
+    TypeError; one reaching them only through stacked values is None."""
+    tf = tf1() if module == "tf" else tfcompat
     with tf.Graph().as_default():
         x = tf.placeholder(tf.float32, [])
         _, y = tf.while_loop(lambda i, y: i < 2, lambda i, y: (i + 1, y * x), [0, x])
         dx = tf.gradients(y, x)[0]
-        with pytest.raises(tf.errors.UnimplementedError, match="Second-order"):
+        with pytest.raises(TypeError, match="Second-order gradient for while loops"):
             tf.gradients(dx, x)
+        z = tf.while_loop(lambda z: z < 100.0, lambda z: z * z + x, [x])
+        assert tf.gradients(tf.gradients(z, x)[0], x) == [None]

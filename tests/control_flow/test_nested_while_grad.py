@@ -206,6 +206,24 @@ def test_nested_loop_grows_the_stack_bucket():
         np.testing.assert_allclose(ours, ref, rtol=1e-5)
 
 
+def test_gradient_inside_outer_loop_body():
+    """tf.gradients called in an outer body, through a loop nested there: the gradient loop
+    runs inside the forward outer loop, once per outer iteration."""
+
+    def program(tf):
+        x = tf.placeholder(tf.float32, [], name="x")
+
+        def body(i, acc):
+            s = x + tf.cast(i, tf.float32)
+            _, z = tf.while_loop(lambda j, z: j < 3, lambda j, z: (j + 1, z * s), [0, tf.ones([])])
+            return i + 1, acc + tf.gradients(z, s)[0]
+
+        _, acc = tf.while_loop(lambda i, a: i < 3, body, [0, tf.zeros([])])
+        return [acc], {x: 0.5}
+
+    assert_parity(program, rtol=1e-5)
+
+
 # --- training ----------------------------------------------------------------------------------
 def _train_nested_rnn(tf, steps, backend=None):
     """GradientDescent on ``w`` read in the inner body; ``w`` after each step."""

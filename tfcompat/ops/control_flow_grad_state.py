@@ -29,8 +29,8 @@ come from the outer loop's history by the same capture chain.
 
 Gradient ops are assigned their context when the gradient function returns
 (``building``), like forward ops are by ``adopt``; ops placed elsewhere on purpose (a
-stack, an accumulator's zeros) are placed explicitly. Limit: second-order gradients
-through a loop raise UnimplementedError.
+stack, an accumulator's zeros) are placed explicitly. Second-order gradients through a
+loop raise TF's TypeError, as TF 2.21's v1 loops do.
 """
 
 from __future__ import annotations
@@ -417,9 +417,10 @@ class GradientState:
         if loop in self.loops:
             return
         if isinstance(loop, GradWhileContext):
-            raise errors.UnimplementedError(
-                None, None, "Second-order gradients through a tf.while_loop are not supported"
-            )
+            # TF 2.21's v1 loops reject this too (in the gradient of the gradient loop's
+            # Exit); where the first gradient reaches xs only through stacks, no gradient
+            # loop takes part and the answer is None, as in TF.
+            raise TypeError("Second-order gradient for while loops not supported.")
         outer = _enclosing_loop(loop)
         if isinstance(outer, GradWhileContext):
             raise errors.UnimplementedError(
