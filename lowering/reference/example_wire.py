@@ -35,6 +35,9 @@ _MAX_PADDING = 64
 _WORD_MASKS = np.array([(1 << (8 * n)) - 1 for n in range(9)], np.uint64)
 _MAP_KEY, _MAP_VALUE = 0x0A, 0x12  # map entry tags: key (field 1), value (field 2)
 _FIRST_FIELD = 0x0A  # field 1, length-delimited
+# A Feature's list tag byte -> its kind code (NO_LIST for any other byte).
+_LIST_KIND = np.zeros(256, np.int64)
+_LIST_KIND[[0x0A, 0x12, 0x1A]] = BYTES, FLOAT, INT64
 
 
 class NotCanonical(Exception):
@@ -42,15 +45,16 @@ class NotCanonical(Exception):
 
 
 def _lengths(buf, pos):
-    """Reads one length varint at each of ``pos``: (values as int64, positions after them).
+    """Reads one length varint at each of ``pos``: (values, positions after them).
     Lengths are almost always one byte, so only the longer ones go through the byte loop;
     five bytes (35 bits) exceed any message."""
     first = buf[pos]
+    long_ = first >= 0x80
+    if not long_.any():
+        return first, pos + 1
     value = first.astype(np.int64)
     after = pos + 1
-    more = np.flatnonzero(first >= 0x80)
-    if not more.size:
-        return value, after
+    more = np.flatnonzero(long_)
     value[more] &= 0x7F
     for shift in range(7, 35, 7):
         byte = buf[after[more]].astype(np.int64)
@@ -71,6 +75,12 @@ def _field_at(buf, pos, limit):
     if np.any(end > limit):
         raise NotCanonical("a field runs past its message")
     return tag, begin, end
+
+
+def _where(mask):
+    """The indices where ``mask`` holds: a full slice where it holds everywhere (the common
+    case, which then needs no gather)."""
+    return slice(None) if mask.all() else np.flatnonzero(mask)
 
 
 def _fields(buf, starts, ends, grouped=True):
@@ -140,10 +150,11 @@ def _key_hashes(words, begin, length):
 
 
 def _same_keys(words, begin, other_words, other_begin, length):
-    """Whether each key at ``begin`` equals the one at ``other_begin`` (both ``length``
-    long), compared 8 bytes at a time."""
+    """Whether each key at ``begin`` equals the one at ``other_begin``, both ``length`` long
+    and of equal hash. Up to 8 bytes the hash (word * P + length, P odd) is one-to-one, so
+    only longer keys are compared, 8 bytes at a time."""
     same = np.ones(len(begin), bool)
-    check = np.arange(len(begin))
+    check = np.flatnonzero(length > 8)
     index = 0
     while check.size:
         a = _word(words, begin[check], length[check], index)
@@ -182,24 +193,23 @@ class Batch:
         if np.any(tag != _MAP_KEY):
             raise NotCanonical("a map entry not starting with its key")
         self.key_length = key_end - self.key_begin
-        entries = np.flatnonzero(key_end < end)
-        tag, value_begin, value_end = _field_at(self.buf, key_end[entries], end[entries])
-        if np.any(tag != _MAP_VALUE) or np.any(value_end != end[entries]):
+        entries = _where(key_end < end)
+        end = end[entries]
+        tag, value_begin, value_end = _field_at(self.buf, key_end[entries], end)
+        if np.any(tag != _MAP_VALUE) or np.any(value_end != end):
             raise NotCanonical("a map entry with fields beyond its key and value")
-        has_list = value_begin < value_end
-        entries, value_begin, value_end = (
-            entries[has_list],
-            value_begin[has_list],
-            value_end[has_list],
-        )
+        has_list = _where(value_begin < value_end)
+        entries = np.arange(len(key_end))[entries][has_list]
+        value_begin, value_end = value_begin[has_list], value_end[has_list]
         tag, list_begin, list_end = _field_at(self.buf, value_begin, value_end)
-        if np.any(list_end != value_end) or np.any(((tag & 7) != 2) | (tag < 0x0A) | (tag > 0x1A)):
+        kind = _LIST_KIND[tag]
+        if np.any(list_end != value_end) or np.any(kind == NO_LIST):
             raise NotCanonical("a Feature with several lists or other fields")
-        n = len(self.record)
+        n = len(key_end)
         # Each entry's kind code, then MISSING: indexed by an entry index, or -1 for none.
         self.kind = np.full(n + 1, NO_LIST, np.int64)
         self.kind[-1] = MISSING
-        self.kind[entries] = tag >> 3
+        self.kind[entries] = kind
         self.list_begin = np.zeros(n, np.int64)
         self.list_end = np.zeros(n, np.int64)
         self.list_begin[entries] = list_begin
@@ -319,20 +329,17 @@ class Batch:
         """The byte ranges as an object array of ``bytes``."""
         lengths = end - begin
         count = len(lengths)
-        width = max(int(lengths.max()) if count else 0, 1)
+        width = int(lengths.max()) if count else 0
         if width * count > int(lengths.sum()) + _MAX_PADDING * count:
             return self._slices(begin, end)
-        # One row per value, zero-padded, read as fixed-width strings: numpy makes the bytes
-        # objects in C. That drops trailing zero bytes, so values ending in one are sliced
-        # out again.
-        column = np.arange(width)
-        index = begin[:, None] + column
-        if count and int(begin.max()) + width > len(self.buf):
-            index = np.minimum(index, len(self.buf) - 1)
-        matrix = self.buf[index]
-        if count and int(lengths.min()) < width:
-            matrix[column >= lengths[:, None]] = 0
-        values = matrix.view(f"S{width}").reshape(-1).astype(object)
+        # One row of 8-byte words per value, zero-padded, read as fixed-width strings: numpy
+        # makes the bytes objects in C. That drops trailing zero bytes, so values ending in
+        # one are sliced out again.
+        words = max(-(-width // 8), 1)
+        matrix = np.empty((count, words), "<u8")
+        for index in range(words):
+            matrix[:, index] = _word(self.words, begin, lengths, index)
+        values = matrix.view(f"S{8 * words}").reshape(-1).astype(object)
         nul = np.flatnonzero((lengths > 0) & (self.buf[end - 1] == 0))
         if nul.size:
             values[nul] = self._slices(begin[nul], end[nul])

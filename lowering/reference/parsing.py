@@ -293,6 +293,63 @@ def _ragged(op, batch, read, key, dtype, split_dtype, messages):
 
 
 # ---------------------------------------------------------------------------------------------
+# All features of a kind together (the common case: no errors, no defaults to fill in)
+# ---------------------------------------------------------------------------------------------
+def _well_typed(reads, dtypes_):
+    """``[features, batch]`` kind codes and value counts of ``reads``, and whether every
+    feature holds only lists of its own dtype where present."""
+    kinds = np.stack([read[0] for read in reads])
+    lengths = np.stack([read[1] for read in reads])
+    wanted = np.array([_KIND_OF_DTYPE[dtype] for dtype in dtypes_])[:, None]
+    typed = ~np.any((kinds != wanted) & (kinds > example_wire.NO_LIST), axis=1)
+    return kinds == wanted, lengths, typed
+
+
+def _sparse_features(op, batch, reads, specs, messages):
+    """Every sparse feature's (indices, values, dense_shape): the indices of all of them
+    come from one pass over their stacked value counts."""
+    if not reads:
+        return []
+    _, lengths, typed = _well_typed(reads, [dtype for _, dtype in specs])
+    if not typed.all():  # the per-feature path raises TF's error for the first one
+        return [_sparse(op, batch, read, *spec, messages) for read, spec in zip(reads, specs)]
+    flat = lengths.reshape(-1)
+    starts = np.cumsum(flat) - flat
+    rows = np.repeat(np.tile(np.arange(batch, dtype=np.int64), len(reads)), flat)
+    positions = np.arange(int(flat.sum()), dtype=np.int64) - np.repeat(starts, flat)
+    indices = np.stack([rows, positions], axis=1)
+    parts = np.split(indices, np.cumsum(lengths.sum(axis=1))[:-1])
+    widths = lengths.max(axis=1).tolist() if batch else [0] * len(reads)
+    return [
+        (ix, read[2], np.array([batch, width], dtype=np.int64))
+        for ix, read, width in zip(parts, reads, widths)
+    ]
+
+
+def _dense_features(op, batch, reads, specs, messages):
+    """Every dense feature's values: a feature present in every record with the right
+    number of values is its values reshaped; the others take the per-feature path
+    (defaults, padding, errors), in order."""
+    if not reads:
+        return []
+    shapes = [shape.as_list() for _, _, shape, _ in specs]
+    fixed = np.array([not dims or dims[0] is not None for dims in shapes])
+    sizes = np.array(
+        [np.prod(dims, dtype=np.int64) if ok else -1 for dims, ok in zip(shapes, fixed)]
+    )
+    own, lengths, _ = _well_typed(reads, [dtype for _, dtype, _, _ in specs])
+    plain = np.all(own & (lengths == sizes[:, None]), axis=1) & fixed
+    out = []
+    for read, (key, dtype, _, default), dims, is_plain in zip(reads, specs, shapes, plain):
+        if is_plain:
+            out.append(read[2].reshape((batch, *dims)))
+        else:
+            build = _dense if not dims or dims[0] is not None else _dense_sequence
+            out.append(build(op, batch, read, key, dtype, dims, default, messages))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
 # Kernels
 # ---------------------------------------------------------------------------------------------
 def _keys(values):
@@ -329,17 +386,16 @@ def _parse(op, serialized, names, spec):
         (key.encode("utf-8"), _KIND_OF_DTYPE[dtype])
         for key, dtype, *_ in sparse_specs + dense_specs + ragged_specs
     ]
-    reads = iter(source.columns(requests))
+    reads = source.columns(requests)
     batch = source.size
-    sparse = [_sparse(op, batch, next(reads), key, dtype, messages) for key, dtype in sparse_specs]
-    dense = []
-    for key, dtype, shape, default in dense_specs:
-        dims = shape.as_list()
-        build = _dense_sequence if dims and dims[0] is None else _dense
-        dense.append(build(op, batch, next(reads), key, dtype, dims, default, messages))
+    num_sparse, num_dense = len(sparse_specs), len(dense_specs)
+    sparse = _sparse_features(op, batch, reads[:num_sparse], sparse_specs, messages)
+    dense = _dense_features(
+        op, batch, reads[num_sparse : num_sparse + num_dense], dense_specs, messages
+    )
     ragged = [
-        _ragged(op, batch, next(reads), key, dtype, split, messages)
-        for key, dtype, split in ragged_specs
+        _ragged(op, batch, read, key, dtype, split, messages)
+        for read, (key, dtype, split) in zip(reads[num_sparse + num_dense :], ragged_specs)
     ]
     if single:
         sparse = [(ix[:, 1:], values, shape[1:]) for ix, values, shape in sparse]

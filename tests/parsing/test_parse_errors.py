@@ -85,6 +85,29 @@ BATCH_ERRORS = {
         [{"a": []}],
         "Expected type: int64, Actual type: float",
     ),
+    # Several features, read together: the failing one among well-formed ones.
+    "dense_wrong_count_among_others": (
+        lambda tf: {
+            "a": tf.VarLenFeature(tf.float32),
+            "b": tf.FixedLenFeature([1], tf.float32, default_value=[-1.0]),
+            "c": tf.FixedLenFeature([2], tf.int64),
+            "d": tf.FixedLenFeature([], tf.string),
+        },
+        [
+            {"a": [1.0], "b": [2.0], "c": [1, 2], "d": [b"x"]},
+            {"a": [], "c": [3], "d": [b"y"]},
+        ],
+        "Name: <unknown>, Key: c, Index: 1.  Number of int64 values != expected.",
+    ),
+    "varlen_wrong_type_among_others": (
+        lambda tf: {
+            "a": tf.VarLenFeature(tf.float32),
+            "b": tf.VarLenFeature(tf.int64),
+            "c": tf.FixedLenFeature([1], tf.float32),
+        },
+        [{"a": [1.0], "b": [1, 2], "c": [0.5]}, {"a": [2.0], "b": [3.0], "c": [0.5]}],
+        "Key: b, Index: 1.  Data types don't match. Expected type: int64, Actual type: float",
+    ),
     "sparse_feature_wrong_index_type": (
         lambda tf: {"s": tf.SparseFeature("ix", "v", tf.float32, 4)},
         [{"ix": [1.0], "v": [1.0]}],
