@@ -28,6 +28,7 @@ NO_LIST, BYTES, FLOAT, INT64 = 0, 1, 2, 3
 MISSING = -1
 _PAD = 16  # zero bytes after the buffer, so a varint read near the end stays in bounds
 _HASH_BASE = 1099511628211
+_MIX = 0xBF58476D1CE4E5B9
 # A string column is built from a byte matrix padded to its longest value while the padding
 # stays below this many bytes per value on average (else each value is sliced out).
 _MAX_PADDING = 64
@@ -72,7 +73,7 @@ def _field_at(buf, pos, limit):
     tag = buf[pos]
     length, begin = _lengths(buf, pos + 1)
     end = begin + length
-    if np.any(end > limit):
+    if (end > limit).any():
         raise NotCanonical("a field runs past its message")
     return tag, begin, end
 
@@ -95,13 +96,16 @@ def _fields(buf, starts, ends, grouped=True):
     pos, limit = pos[active], limit[active]
     while active.size:
         tag, begin, end = _field_at(buf, pos, limit)
-        if np.any(tag != _FIRST_FIELD):
+        if (tag != _FIRST_FIELD).any():
             raise NotCanonical("a field other than field 1, or not length-delimited")
         owners.append(active)
         begins.append(begin)
         finishes.append(end)
         open_ = end < limit
-        active, pos, limit = active[open_], end[open_], limit[open_]
+        if open_.all():  # typical until the last position: no compaction
+            pos = end
+        else:
+            active, pos, limit = active[open_], end[open_], limit[open_]
     if len(owners) <= 1:  # at most one field per message: already grouped
         empty = np.zeros(0, np.int64)
         return (owners or [empty])[0], (begins or [empty])[0], (finishes or [empty])[0]
@@ -136,8 +140,9 @@ def _word(words, begin, length, index):
 
 
 def _key_hashes(words, begin, length):
-    """A 64-bit polynomial hash of the 8-byte words and the length of each key (the
-    Python loop runs once per 8 bytes of the longest key, on the keys that long)."""
+    """A 64-bit hash of each key: polynomial in its 8-byte words and its length, then
+    mixed (the Python loop runs once per 8 bytes of the longest key, on the keys that
+    long)."""
     hashes = _word(words, begin, length, 0) * np.uint64(_HASH_BASE) + length.astype(np.uint64)
     longer = np.flatnonzero(length > 8)
     index = 1
@@ -146,13 +151,18 @@ def _key_hashes(words, begin, length):
         hashes[longer] = hashes[longer] * np.uint64(_HASH_BASE) + word
         index += 1
         longer = longer[length[longer] > 8 * index]
+    # Mix the bits (xor-shifts and an odd multiplier: still one-to-one), so that the top
+    # bits, which index the table of requested keys, depend on every byte.
+    hashes ^= hashes >> np.uint64(29)
+    hashes *= np.uint64(_MIX)
+    hashes ^= hashes >> np.uint64(32)
     return hashes
 
 
 def _same_keys(words, begin, other_words, other_begin, length):
     """Whether each key at ``begin`` equals the one at ``other_begin``, both ``length`` long
-    and of equal hash. Up to 8 bytes the hash (word * P + length, P odd) is one-to-one, so
-    only longer keys are compared, 8 bytes at a time."""
+    and of equal hash. Up to 8 bytes the hash (word * P + length, P odd, then mixed by
+    one-to-one steps) is one-to-one, so only longer keys are compared, 8 bytes at a time."""
     same = np.ones(len(begin), bool)
     check = np.flatnonzero(length > 8)
     index = 0
@@ -163,6 +173,33 @@ def _same_keys(words, begin, other_words, other_begin, length):
         index += 1
         check = check[length[check] > 8 * index]
     return same
+
+
+class _HashTable:
+    """The requested keys by hash: a table indexed by the hash's top bits, with no two
+    keys in one slot (more bits are tried until none share one)."""
+
+    def __init__(self, hashes, lengths):
+        count = len(hashes)
+        for bits in range(max(count * 4, 16).bit_length(), 64):
+            slots = hashes >> np.uint64(64 - bits)
+            if len(np.unique(slots)) == count:
+                break
+        else:
+            raise NotCanonical("two requested keys with the same hash")  # let protobuf match
+        self.shift = np.uint64(64 - bits)
+        # Slot -> key index; empty slots hold ``count``, a key of length -1 (never matches).
+        self.key = np.full(1 << bits, count, np.int64)
+        self.key[slots.astype(np.int64)] = np.arange(count)
+        self.hashes = np.append(hashes, np.uint64(0))
+        self.lengths = np.append(lengths, -1)
+
+    def find(self, hashes, lengths):
+        """(indices of the ``hashes`` of a requested key and that key's length, the key's
+        index for each)."""
+        key = self.key[(hashes >> self.shift).astype(np.int64)]
+        found = np.flatnonzero((self.hashes[key] == hashes) & (self.lengths[key] == lengths))
+        return found, key[found]
 
 
 class Batch:
@@ -223,25 +260,15 @@ class Batch:
         if self._hashes is None:
             self._hashes = _key_hashes(self.words, self.key_begin, self.key_length)
         found = np.full(len(keys) * self.size, -1, np.int64)
-        if not keys:
-            return found.reshape(0, self.size)
         wanted = b"".join(keys) + b"\0" * _PAD
         w_words = _unaligned(wanted, "<u8")
         w_length = np.fromiter(map(len, keys), np.int64, count=len(keys))
         w_begin = np.cumsum(w_length) - w_length
-        w_hash = _key_hashes(w_words, w_begin, w_length)
-        order = np.argsort(w_hash)
-        sorted_hash = w_hash[order]
-        if np.any(sorted_hash[1:] == sorted_hash[:-1]):
-            raise NotCanonical("two requested keys with the same hash")  # let protobuf match
-        slot = np.minimum(np.searchsorted(sorted_hash, self._hashes), len(keys) - 1)
-        entry = np.flatnonzero(sorted_hash[slot] == self._hashes)
-        key = order[slot[entry]]
-        length = self.key_length[entry]
-        same = length == w_length[key]
-        entry, key, length = entry[same], key[same], length[same]
-        same = _same_keys(self.words, self.key_begin[entry], w_words, w_begin[key], length)
-        entry, key = entry[same], key[same]
+        table = _HashTable(_key_hashes(w_words, w_begin, w_length), w_length)
+        entry, key = table.find(self._hashes, self.key_length)
+        same = _same_keys(self.words, self.key_begin[entry], w_words, w_begin[key], w_length[key])
+        if not same.all():
+            entry, key = entry[same], key[same]
         # Entries are in order of appearance within a record, so the largest entry index
         # per (key, record) is the record's last entry for the key, which protobuf keeps.
         np.maximum.at(found, key * self.size + self.record[entry], entry)
@@ -266,9 +293,9 @@ class Batch:
             counts, values = reader(*self._lists(entry[rows][chosen]))
             lengths = np.zeros(chosen.shape, np.int64)
             lengths[chosen] = counts
-            parts = np.split(values, np.cumsum(lengths.sum(axis=1))[:-1])
-            for i, row, length, part in zip(which, rows, lengths, parts):
-                out[i] = (kinds[row], length, part)
+            bounds = np.cumsum(lengths.sum(axis=1)).tolist()
+            for i, row, length, stop, start in zip(which, rows, lengths, bounds, [0] + bounds):
+                out[i] = (kinds[row], length, values[start:stop])
         return out
 
     def column(self, key: bytes, kind: int):

@@ -318,11 +318,14 @@ def _sparse_features(op, batch, reads, specs, messages):
     rows = np.repeat(np.tile(np.arange(batch, dtype=np.int64), len(reads)), flat)
     positions = np.arange(int(flat.sum()), dtype=np.int64) - np.repeat(starts, flat)
     indices = np.stack([rows, positions], axis=1)
-    parts = np.split(indices, np.cumsum(lengths.sum(axis=1))[:-1])
-    widths = lengths.max(axis=1).tolist() if batch else [0] * len(reads)
+    bounds = np.cumsum(lengths.sum(axis=1)).tolist()
+    shapes = np.zeros((len(reads), 2), np.int64)
+    shapes[:, 0] = batch
+    if batch:
+        shapes[:, 1] = lengths.max(axis=1)
     return [
-        (ix, read[2], np.array([batch, width], dtype=np.int64))
-        for ix, read, width in zip(parts, reads, widths)
+        (indices[start:stop], read[2], shape)
+        for read, shape, stop, start in zip(reads, shapes, bounds, [0] + bounds)
     ]
 
 

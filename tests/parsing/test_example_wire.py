@@ -82,6 +82,23 @@ def _assert_same_column(ours, theirs):
             assert all(type(v) is bytes for v in a)
 
 
+def test_many_keys_read_together():
+    """Hundreds of keys (short, 8-byte and long ones sharing prefixes) requested at once,
+    some absent, some present in only a few records."""
+    rng = np.random.default_rng(0)
+    keys = [f"f{i}" for i in range(150)] + [f"feature/{i:07d}" for i in range(150)]
+    records = [
+        _serialize(
+            [(key, (example_wire.INT64, [int(rng.integers(-9, 9))])) for key in keys[r % 7 :: 7]]
+        )
+        for r in range(20)
+    ]
+    requests = [(key.encode(), example_wire.INT64) for key in keys + ["f150", "feature/"]]
+    ours = example_wire.Batch(records).columns(requests)
+    for mine, theirs in zip(ours, _ProtoSource(None, records).columns(requests), strict=True):
+        _assert_same_column(mine, theirs)
+
+
 @pytest.mark.parametrize(
     "values",
     [
