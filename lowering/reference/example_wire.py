@@ -236,21 +236,25 @@ class Batch:
         if np.any(tag != _MAP_VALUE) or np.any(value_end != end):
             raise NotCanonical("a map entry with fields beyond its key and value")
         has_list = _where(value_begin < value_end)
-        entries = np.arange(len(key_end))[entries][has_list]
+        if not isinstance(entries, slice) or not isinstance(has_list, slice):
+            entries = np.arange(len(key_end))[entries][has_list]
         value_begin, value_end = value_begin[has_list], value_end[has_list]
         tag, list_begin, list_end = _field_at(self.buf, value_begin, value_end)
         kind = _LIST_KIND[tag]
-        if np.any(list_end != value_end) or np.any(kind == NO_LIST):
+        if (list_end != value_end).any() or (kind == NO_LIST).any():
             raise NotCanonical("a Feature with several lists or other fields")
         n = len(key_end)
         # Each entry's kind code, then MISSING: indexed by an entry index, or -1 for none.
         self.kind = np.full(n + 1, NO_LIST, np.int64)
         self.kind[-1] = MISSING
-        self.kind[entries] = kind
-        self.list_begin = np.zeros(n, np.int64)
-        self.list_end = np.zeros(n, np.int64)
-        self.list_begin[entries] = list_begin
-        self.list_end[entries] = list_end
+        self.kind[:n][entries] = kind
+        if isinstance(entries, slice):  # every entry has a list
+            self.list_begin, self.list_end = list_begin, list_end
+        else:
+            self.list_begin = np.zeros(n, np.int64)
+            self.list_end = np.zeros(n, np.int64)
+            self.list_begin[entries] = list_begin
+            self.list_end[entries] = list_end
         self._hashes = None
 
     # -- key matching --------------------------------------------------------------------------
@@ -266,8 +270,9 @@ class Batch:
         w_begin = np.cumsum(w_length) - w_length
         table = _HashTable(_key_hashes(w_words, w_begin, w_length), w_length)
         entry, key = table.find(self._hashes, self.key_length)
-        same = _same_keys(self.words, self.key_begin[entry], w_words, w_begin[key], w_length[key])
-        if not same.all():
+        if len(keys) and w_length.max() > 8:  # shorter keys are told apart by their hashes
+            begin = self.key_begin[entry]
+            same = _same_keys(self.words, begin, w_words, w_begin[key], w_length[key])
             entry, key = entry[same], key[same]
         # Entries are in order of appearance within a record, so the largest entry index
         # per (key, record) is the record's last entry for the key, which protobuf keeps.
@@ -364,8 +369,12 @@ class Batch:
         # one are sliced out again.
         words = max(-(-width // 8), 1)
         matrix = np.empty((count, words), "<u8")
-        for index in range(words):
-            matrix[:, index] = _word(self.words, begin, lengths, index)
+        if count and int(lengths.min()) == 8 * words:  # no padding
+            for index in range(words):
+                matrix[:, index] = self.words[begin + 8 * index]
+        else:
+            for index in range(words):
+                matrix[:, index] = _word(self.words, begin, lengths, index)
         values = matrix.view(f"S{8 * words}").reshape(-1).astype(object)
         nul = np.flatnonzero((lengths > 0) & (self.buf[end - 1] == 0))
         if nul.size:

@@ -105,6 +105,8 @@ def test_many_keys_read_together():
         [b"x" * 300, b"", b"y"],  # long values: sliced one by one
         [b"ab\0", b"\0", b"\0\0c", b"abcd"],  # trailing zero bytes survive the byte matrix
         [b"short", b"a bit longer", b""],
+        [b"12345678", b"abcdefgh", b"1234567\0"],  # whole 8-byte words: no padding
+        [b"0123456789abcdef", b"fedcba9876543210"],
     ],
 )
 def test_string_columns(values):
