@@ -8,13 +8,14 @@ open, so the Python loop runs once per field *position* (about the number of fea
 record), not once per field.
 
 The requested columns are then read together, in a number of numpy passes that does not
-grow with the number of keys: every map entry's key is hashed once and matched against all
-requested keys at once, and the lists of all matched entries of one kind are decoded in one
-pass (packed floats by a byte view, packed varints by ``bitwise_or.reduceat``, strings by a
-padded byte matrix viewed as fixed-width strings), then split per column.
+grow with the number of keys: every map entry's key is hashed once (8 bytes at a time) and
+looked up in a table of all requested keys, and the lists of all matched entries of one kind
+are decoded in one pass (packed floats by an unaligned float view, packed varints by
+``bitwise_or.reduceat``, strings as rows of 8-byte words viewed as fixed-width strings),
+then split per column.
 
 It reads the encoding TF and protobuf writers produce (length-delimited fields, packed
-numeric lists, one key and at most one value per map entry, one list per Feature). Any
+numeric lists, a key then at most one value per map entry, one list per Feature). Any
 other valid encoding, and any malformed record, raises ``NotCanonical``: the caller then
 parses the batch with the protobuf runtime, which handles every case and its errors.
 """
@@ -29,7 +30,7 @@ MISSING = -1
 _PAD = 16  # zero bytes after the buffer, so a varint read near the end stays in bounds
 _HASH_BASE = 1099511628211
 _MIX = 0xBF58476D1CE4E5B9
-# A string column is built from a byte matrix padded to its longest value while the padding
+# A string column is built from rows of words padded to its longest value while the padding
 # stays below this many bytes per value on average (else each value is sliced out).
 _MAX_PADDING = 64
 # _WORD_MASKS[n]: the low n bytes of a little-endian 8-byte word.

@@ -1,10 +1,13 @@
 """Numpy kernels of the Example-parsing ops (host ops: these kernels are the implementation)
 and of ``SparseReorder`` (the baseline of its JAX rule).
 
-Each serialized record is decoded once by the protobuf runtime (upb, in C); per feature key
-one pass over the batch collects each record's value container, and numpy assembles the
-outputs from the flattened values and per-record lengths (``np.fromiter`` over the chained
-containers, then one vectorised scatter), so no Python loop runs per value.
+All requested features are read together by the batch-vectorised wire reader
+(``example_wire``: a constant number of numpy passes however many keys are requested), or,
+for records in an encoding it does not read, from each record decoded by the protobuf
+runtime. Numpy then assembles the outputs from the flattened values and per-record lengths:
+all sparse features' indices in one pass, and a dense feature that every record holds with
+the right number of values by a reshape; the per-feature path handles defaults, padding and
+errors, so no Python loop runs per value.
 
 Error messages follow TF's two parsers: the batch parser names the example ("Name: <n>,
 Key: <k>, Index: <i>.") and the single-example parser (a scalar input) only the key.
@@ -13,6 +16,7 @@ Key: <k>, Index: <i>.") and the single-example parser (a scalar input) only the 
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 from google.protobuf.message import DecodeError
@@ -104,8 +108,8 @@ class _SingleMessages:
 # ---------------------------------------------------------------------------------------------
 class _RecordsSource:
     """The batch's map entries: read by the vectorised wire reader while the records use the
-    encoding it reads (checked level by level as keys are read), else by decoding each
-    record with the protobuf runtime."""
+    encoding it reads (checked as the records and the requested lists are read), else by
+    decoding each record with the protobuf runtime."""
 
     def __init__(self, op, records):
         self._op = op
@@ -336,12 +340,10 @@ def _dense_features(op, batch, reads, specs, messages):
     if not reads:
         return []
     shapes = [shape.as_list() for _, _, shape, _ in specs]
-    fixed = np.array([not dims or dims[0] is not None for dims in shapes])
-    sizes = np.array(
-        [np.prod(dims, dtype=np.int64) if ok else -1 for dims, ok in zip(shapes, fixed)]
-    )
+    # Values per record of a fixed shape; -1 (never a count) for a sequence's [None, ...].
+    sizes = np.array([-1 if dims and dims[0] is None else math.prod(dims) for dims in shapes])
     own, lengths, _ = _well_typed(reads, [dtype for _, dtype, _, _ in specs])
-    plain = np.all(own & (lengths == sizes[:, None]), axis=1) & fixed
+    plain = np.all(own & (lengths == sizes[:, None]), axis=1) & (sizes >= 0)
     out = []
     for read, (key, dtype, _, default), dims, is_plain in zip(reads, specs, shapes, plain):
         if is_plain:
