@@ -102,7 +102,7 @@ def test_many_keys_read_together():
 @pytest.mark.parametrize(
     "values",
     [
-        [b"x" * 300, b"", b"y"],  # long values: sliced one by one
+        [b"x" * 300, b"", b"y", b"z" * 20000],  # long values (3-byte lengths): sliced
         [b"ab\0", b"\0", b"\0\0c", b"abcd"],  # trailing zero bytes survive the byte matrix
         [b"short", b"a bit longer", b""],
         [b"12345678", b"abcdefgh", b"1234567\0"],  # whole 8-byte words: no padding
