@@ -3,8 +3,9 @@
 On the LeNet bench's shapes (batch 64: 28x28x1 -> 32 and 14x14x32 -> 64, 5x5 SAME), times
 each jitted piece of the training step alone: the forward convolution, the input gradient,
 the filter gradient as one convolution and summed over batch chunks of several sizes (the
-lowering's pick marked ``*``), and the 2x2/2 max-pool gradient by window offsets and by
-the disjoint-window form. Variants of one case run interleaved, in rounds, so that load
+lowering's pick marked ``*``), ReLU + 2x2/2 max pooling by ``reduce_window`` and by
+strided slices (the lowering), and the max-pool gradient by window offsets and by the
+disjoint-window form. Variants of one case run interleaved, in rounds, so that load
 from other processes hits them alike; prints min / median ms.
 
     python bench/conv_lowering.py [--rounds N] [--repeats N]
@@ -87,6 +88,22 @@ def _conv_variants(batch, size, cin, cout, k):
     return f, input_grad, filters
 
 
+def _pool_variants(window, pads):
+    """ReLU then max pooling (as in the CNN) by ``reduce_window`` and by the lowering's
+    strided slices per window offset."""
+
+    def relu(x):
+        return jnp.maximum(x, 0.0)
+
+    def reduce_window(x):
+        return lax.reduce_window(relu(x), -jnp.inf, lax.max, window, window, pads)
+
+    return {
+        "reduce_window": reduce_window,
+        "offsets": lambda x: conv.max_pool(relu(x), window, window, pads),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=5)
@@ -109,6 +126,7 @@ def main():
     for name, shape in POOL_CASES.items():
         x = sample(*shape)
         g = sample(*conv.max_pool(x, window, window, pads).shape)
+        _compare(f"{name} relu + max-pool", _pool_variants(window, pads), (x,), *timing)
         variants = {
             "offsets": lambda x, g: conv._first_max_general(x, g, window, window, pads),
             "disjoint": lambda x, g: conv._first_max_tiled(x, g, window, window, pads),

@@ -28,6 +28,7 @@ scattered shares, fusing into a training step's consumers of the gradient.
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import jax
@@ -282,8 +283,33 @@ def _lowest(dtype):
     return np.array(jnp.iinfo(dtype).min, dtype)
 
 
+# Max pooling takes the maximum of one strided slice per window offset when a window has at
+# most this many offsets; larger windows use ``reduce_window``.
+_MAX_POOL_OFFSETS = 32
+
+
+def pool_output_shape(shape, ksize, strides, pads):
+    return tuple(
+        (size + lo + hi - k) // s + 1 for size, k, s, (lo, hi) in zip(shape, ksize, strides, pads)
+    )
+
+
 def max_pool(x, ksize, strides, pads):
-    return lax.reduce_window(x, _lowest(x.dtype), lax.max, ksize, strides, pads)
+    """Max pooling: the elementwise maximum of the padded input's strided slices, one per
+    window offset (as ``first_max_index`` reads them).
+
+    XLA:CPU runs this 1.5-4x faster than a max ``reduce_window`` and fuses it with the
+    producer (the ReLU before each pool of a CNN): ``bench/conv_lowering.py``, ReLU + pool
+    of float32 [64, 28, 28, 32], min ms: 2x2/2 VALID 0.48 -> 0.29, 3x3/2 SAME 3.5 -> 1.3,
+    3x3/1 SAME 5.9 -> 1.5; [64, 14, 14, 64] 2x2/2: 0.27 -> 0.16.
+    """
+    out = pool_output_shape(x.shape, ksize, strides, pads)
+    if x.size == 0 or min(out) < 1 or int(np.prod(ksize)) > _MAX_POOL_OFFSETS:
+        return lax.reduce_window(x, _lowest(x.dtype), lax.max, ksize, strides, pads)
+    if any(p != (0, 0) for p in pads):
+        x = lax.pad(x, _lowest(x.dtype), [(lo, hi, 0) for lo, hi in pads])
+    slices = [_window_slice(x, offset, out, strides) for offset in _offsets(ksize)]
+    return functools.reduce(lax.max, slices)
 
 
 def window_counts(shape, ksize, strides, pads):

@@ -178,3 +178,40 @@ def test_disjoint_form_equals_offset_form(shape, window):
         conv._first_max_tiled(x, g, window, window, pads),
         conv._first_max_general(x, g, window, window, pads),
     )
+
+
+# (input shape, ksize, strides, padding): the strided-slice max pool against XLA's
+# reduce_window; the 6x6 window exceeds _MAX_POOL_OFFSETS (reduce_window itself).
+SLICED_POOLS = [
+    ((2, 28, 28, 3), [1, 2, 2, 1], [1, 2, 2, 1], b"VALID"),
+    ((2, 27, 27, 3), [1, 2, 2, 1], [1, 2, 2, 1], b"VALID"),
+    ((2, 9, 8, 3), [1, 3, 3, 1], [1, 2, 2, 1], b"SAME"),
+    ((2, 9, 8, 3), [1, 3, 3, 1], [1, 1, 1, 1], b"SAME"),
+    ((2, 3, 9, 8), [1, 1, 3, 2], [1, 1, 2, 3], b"SAME"),
+    ((1, 6, 6, 4), [1, 1, 1, 2], [1, 1, 1, 2], b"VALID"),
+    ((1, 4, 5, 4, 2), [1, 2, 3, 2, 1], [1, 1, 2, 2, 1], b"SAME"),
+    ((2, 9, 9, 2), [1, 6, 6, 1], [1, 2, 2, 1], b"SAME"),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+@pytest.mark.parametrize("shape, ksize, strides, padding", SLICED_POOLS, ids=str)
+def test_max_pool_slices_equal_reduce_window(shape, ksize, strides, padding, dtype):
+    from jax import lax
+
+    x = jnp.asarray(np.random.default_rng(11).integers(-9, 9, size=shape).astype(dtype))
+    pads = conv.window_pads(shape, ksize, strides, [1] * len(shape), padding)
+    expected = lax.reduce_window(x, conv._lowest(x.dtype), lax.max, ksize, strides, pads)
+    got = conv.max_pool(x, ksize, strides, pads)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_max_pool_large_window_matches_tf():
+    """A window past _MAX_POOL_OFFSETS (reduce_window) next to the sliced form."""
+    x = sample((2, 9, 9, 2), seed=12)
+
+    def program(tf):
+        return tf.nn.max_pool(x, 6, 2, "SAME"), tf.nn.max_pool(x, 3, 2, "SAME")
+
+    assert_parity(program)
