@@ -2,11 +2,13 @@
 
 On the LeNet bench's shapes (batch 64: 28x28x1 -> 32 and 14x14x32 -> 64, 5x5 SAME), times
 each jitted piece of the training step alone: the forward convolution, the input gradient,
-the filter gradient as one convolution and summed over batch chunks of several sizes (the
-lowering's pick marked ``*``), ReLU + 2x2/2 max pooling by ``reduce_window`` and by
-strided slices (the lowering), and the max-pool gradient by window offsets and by the
-disjoint-window form. Variants of one case run interleaved, in rounds, so that load
-from other processes hits them alike; prints min / median ms.
+the filter gradient as one convolution and summed over batch chunks of several sizes, the
+forward convolution and filter gradient as im2col (patches from
+``lax.conv_general_dilated_patches``, then one matmul), ReLU + 2x2/2 max pooling by
+``reduce_window`` and by strided slices, and the max-pool gradient by window offsets and by
+the disjoint-window form. The lowering's choice is marked ``*``. Variants of one case run
+interleaved, in rounds, so that load from other processes hits them alike; prints
+min / median ms.
 
     python bench/conv_lowering.py [--rounds N] [--repeats N]
 """
@@ -80,12 +82,27 @@ def _conv_variants(batch, size, cin, cout, k):
         x_aval = jax.ShapeDtypeStruct((batch, size, size, cin), jnp.float32)
         return jax.linear_transpose(lambda x: f(x, w), x_aval)(g)[0]
 
+    def patches(x):  # [batch * size * size, cin * k * k], features ordered (cin, kh, kw)
+        p = lax.conv_general_dilated_patches(
+            x, (k, k), (1, 1), pads, dimension_numbers=("NHWC", "HWIO", "NHWC")
+        )
+        return p.reshape(-1, cin * k * k)
+
+    def forward_im2col(x, w):
+        w_rows = jnp.transpose(w, (2, 0, 1, 3)).reshape(cin * k * k, cout)
+        return (patches(x) @ w_rows).reshape(batch, size, size, cout)
+
+    def filter_grad_im2col(x, g):
+        dw = patches(x).T @ g.reshape(-1, cout)
+        return jnp.transpose(dw.reshape(cin, k, k, cout), (1, 2, 0, 3))
+
     per_example = size * size * (cin + cout)
     pick = conv.batch_chunks(batch, per_example)[0][1]
     filters = {f"chunks of {batch}": filter_grad}
     for n in CHUNK_SIZES:
         filters[f"{n}{'*' if n == pick else ''}"] = chunked(n)
-    return f, input_grad, filters
+    filters["im2col"] = filter_grad_im2col
+    return {"conv*": f, "im2col": forward_im2col}, input_grad, filters
 
 
 def _pool_variants(window, pads):
@@ -100,7 +117,7 @@ def _pool_variants(window, pads):
 
     return {
         "reduce_window": reduce_window,
-        "offsets": lambda x: conv.max_pool(relu(x), window, window, pads),
+        "offsets*": lambda x: conv.max_pool(relu(x), window, window, pads),
     }
 
 
@@ -119,7 +136,7 @@ def main():
         x, w = sample(batch, size, size, cin), sample(k, k, cin, cout)
         g = sample(batch, size, size, cout)
         forward, input_grad, filters = _conv_variants(batch, size, cin, cout, k)
-        _compare(f"{name} forward", {"conv": forward}, (x, w), *timing)
+        _compare(f"{name} forward", forward, (x, w), *timing)
         _compare(f"{name} input grad", {"conv": input_grad}, (w, g), *timing)
         _compare(f"{name} filter grad", filters, (x, g), *timing)
     window, pads = [1, 2, 2, 1], [(0, 0)] * 4
@@ -129,7 +146,7 @@ def main():
         _compare(f"{name} relu + max-pool", _pool_variants(window, pads), (x,), *timing)
         variants = {
             "offsets": lambda x, g: conv._first_max_general(x, g, window, window, pads),
-            "disjoint": lambda x, g: conv._first_max_tiled(x, g, window, window, pads),
+            "disjoint*": lambda x, g: conv._first_max_tiled(x, g, window, window, pads),
         }
         _compare(f"{name} max-pool grad", variants, (x, g), *timing)
 

@@ -7,6 +7,10 @@ XLA's SAME does). The backprop ops are the linear transposes of the forward conv
 transposed kernels: the same HLO a hand-written transposed convolution gives. Filter
 gradients are summed over batch chunks, which XLA:CPU runs 2-3x faster than one convolution
 over the whole batch (``_filter_grad``; measured with ``bench/conv_lowering.py``).
+XLA:CPU runs these convolutions at about the speed of a matmul of the same FLOPs (the LeNet
+bench's second layer: 9.7 ms forward vs 9.6 ms for the [12544, 800] x [800, 64] dot), so
+im2col + dot only adds the patches: forward 9.8 -> 52 ms, filter gradient 10 -> 57 ms
+(first layer, 1 input channel: 0.9 -> 2.4 and 1.6 -> 3.2 ms).
 
 Pooling gradients avoid ``select_and_scatter`` (what ``jax.vjp`` of a max ``reduce_window``
 gives), which XLA's CPU backend runs slowly. ``MaxPoolGrad`` routes each output gradient to
