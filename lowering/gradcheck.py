@@ -121,7 +121,7 @@ def check_gradients(ys, xs, feed_dict=None, grad_ys=None, session=None) -> Gradi
 
 def _vjp(session, ys, x_tensors, x_values, feeds, cotangents, jax):
     feed_tensors = tuple(feeds) + tuple(t for t in x_tensors if t not in feeds)
-    plan = plan_lib.build_plan(tuple(ys), (), feed_tensors)
+    plan = plan_lib.build_plan(tuple(ys), (), feed_tensors, move_to_host=False)
     segments = plan.device_segments
     if len(plan.segments) != 1 or len(segments) != 1:
         raise ValueError("check_gradients needs ys computed by one device segment")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 
-from lowering import regions
+from lowering import interpreter, regions
 from tfcompat.framework import dtypes, errors
 
 VARIABLE_OP_TYPES = frozenset({"VariableV2", "Variable"})
@@ -153,45 +153,124 @@ def _check_feeds_present(ops, feeds):
             )
 
 
-def _host_bound_constants(ordered, feeds):
-    """Device ops computing constants (a Const, a Reshape of Consts...) whose every consumer
-    is a host op or another such op: they run on the host with their consumers. Left on
-    the device, the constant inputs of a host op (the dense defaults of ParseExampleV2)
-    would put that op after a device segment and split the step in two."""
-    from lowering.registry import REFERENCE
-
-    constant = set()
-    for op in ordered:
-        if (
-            op.type in REFERENCE
-            and not op.type.startswith("_")  # the planner's region pseudo-ops
-            and op.type not in VARIABLE_OP_TYPES
-            and op.type != "Placeholder"
-            and not op.op_def.is_stateful
-            and not op.control_inputs
-            and all(t not in feeds and t.op in constant for t in op.inputs)
-        ):
-            constant.add(op)
-    consumers = {op: [] for op in constant}
-    for op in ordered:
-        for t in op.inputs:
-            if t.op in consumers:
-                consumers[t.op].append(op)
-    bound = set()
-    for op in reversed(ordered):
-        users = consumers.get(op)
-        if users and all(u in bound or is_host_op(u) for u in users):
-            bound.add(op)
-    return bound
+def _index_like(op) -> bool:
+    return all(
+        t.dtype.base_dtype.is_integer or t.dtype.base_dtype == dtypes.bool for t in op.outputs
+    )
 
 
-def _assign_segments(ordered, feeds, alias=None):
-    """Segment index per op: even indices are host segments, odd ones device segments."""
+# Ops whose value a device step knows at trace time (jit specialises on shapes).
+_SHAPE_OPS = frozenset({"Shape", "ShapeN", "Size", "Rank"})
+
+
+class _HostValues:
+    """Which ops of a run the host can compute, and which of those are static.
+
+    *Candidates* are the device-capable ops computed from feeds, constants and host-op
+    outputs only (the ids a string hash produced, the indices and dense shape of a parsed
+    SparseTensor): the host can run them without waiting for the device. *Static* ones
+    among them (constants, shapes, and ops computed from those only) are also what a
+    device step knows while tracing, so XLA sees them as constants.
+    """
+
+    def __init__(self, ordered, feeds):
+        from lowering.registry import REFERENCE
+
+        self.static, self.candidates = set(), set()
+        self.from_host_op = set()  # candidates reading a host op's output, directly or not
+        for op in ordered:
+            if op.type == "Const":
+                self.static.add(op)
+                self.candidates.add(op)
+                continue
+            if (
+                op.type not in REFERENCE
+                or op.type.startswith("_")  # the planner's region pseudo-ops
+                or op.type in VARIABLE_OP_TYPES
+                or op.type == "Placeholder"
+                or op.op_def.is_stateful
+                or is_host_op(op)
+                or not op.inputs  # a NoOp only orders
+                or not op.outputs
+            ):
+                continue
+            if all(t in feeds or t.op in self.candidates or is_host_op(t.op) for t in op.inputs):
+                self.candidates.add(op)
+                if any(t not in feeds and (is_host_op(t.op) or t.op in self.from_host_op)
+                       for t in op.inputs):  # fmt: skip
+                    self.from_host_op.add(op)
+                if op.type in _SHAPE_OPS or all(
+                    t not in feeds and t.op in self.static for t in op.inputs
+                ):
+                    self.static.add(op)
+
+    def replicable(self, op, feeds) -> bool:
+        """Whether every segment using ``op`` runs it for itself, instead of receiving its
+        value from the segment it would otherwise sit in: static values (folded while a
+        device step traces; cheap on the host, where constants are computed once) and the
+        ref-forwarding ``Identity`` of a variable (``w/read``: the op reading it reads the
+        variable when it runs, wherever the Identity sits). Left in one segment, each
+        would be an output of that segment and an input of the others: a table read out
+        of one step and passed into the next, hundreds of small arguments per call in a
+        feature-column model, and a shape computed on the device that a host op waits
+        for."""
+        if op.control_inputs or any(t in feeds for t in op.outputs):
+            return False
+        if op in self.static:
+            return True
+        return (
+            op.type in interpreter.REF_FORWARDING
+            and op.inputs[0].dtype.is_ref_dtype
+            and op.inputs[0] not in feeds
+            and (
+                op.inputs[0].op.type in VARIABLE_OP_TYPES or self.replicable(op.inputs[0].op, feeds)
+            )
+        )
+
+    def host_bound(self, ordered):
+        """The candidates (not static: those are replicated) that run on the host.
+        Integer and boolean ones (indices, masks, shape arithmetic on run-time values) do
+        when they derive from a host op's output or a host op reads them: in numpy they
+        cost microseconds, a host op reading one computed on the device would wait for a
+        blocking copy and split the step, and a device op needing one as a compile-time
+        value (a ``Reshape`` to ``[batch] + dense_shape[1:-1]`` of a parsed SparseTensor)
+        is specialised on exactly that value instead of the inputs it came from (a whole
+        ``dense_shape`` whose width varies per batch). Others run on the host when every
+        consumer does: on the device they would put the host op after a device segment
+        and split the step in two. Fed ids on their way to a device gather stay there."""
+        consumers = {op: [] for op in self.candidates}
+        for op in ordered:
+            for t in op.inputs:
+                if t.op in consumers:
+                    consumers[t.op].append(op)
+        bound = set()
+        for op in reversed(ordered):
+            users = consumers.get(op)
+            if users is None or op in self.static:
+                continue
+            on_host = [u for u in users if u in bound or is_host_op(u)]
+            if (on_host and len(on_host) == len(users)) or (
+                _index_like(op) and (on_host or op in self.from_host_op)
+            ):
+                bound.add(op)
+        return bound
+
+
+def _assign_segments(ordered, feeds, alias=None, replicas=frozenset(), host_bound=frozenset()):
+    """Segment index per op: even indices are host segments, odd ones device segments.
+    ``replicas`` run in every segment that uses them, so they constrain no level;
+    ``host_bound`` ops are device-capable ops that run on the host (see _HostValues)."""
     alias = alias or {}
     level = {}
     tensor_level = {t: 0 for t in feeds}
-    host_bound = _host_bound_constants(ordered, feeds)
     for op in ordered:
+        if op in replicas:
+            # Copied into each segment that uses it: its value is available from the
+            # level of its inputs on (a shape of a device value only after that value).
+            available = max((tensor_level.get(t, 0) for t in op.inputs), default=0)
+            for t in op.outputs:
+                tensor_level[t] = available
+            continue
         lowest = 0
         for t in op.inputs:
             lowest = max(lowest, tensor_level.get(t, 0))
@@ -208,18 +287,39 @@ def _assign_segments(ordered, feeds, alias=None):
     return level
 
 
-def build_plan(fetches, targets, feeds, random_op_types=frozenset()) -> Plan:
+def build_plan(fetches, targets, feeds, random_op_types=frozenset(), move_to_host=True) -> Plan:
+    """The plan of one run. ``move_to_host=False`` keeps every device-capable op on the
+    device (``lowering.gradcheck`` differentiates the device step with respect to feeds)."""
     feeds_set = set(feeds)
     # Control-flow regions (tf.cond / tf.while_loop) become one unit each: lowering/regions.
     pruned = regions.contract(prune(fetches, targets, feeds_set), feeds_set, fetches)
     alias = regions.alias_map(pruned)
     ordered = order(pruned, feeds_set, alias)
     _check_feeds_present(ordered, feeds_set)
-    # Variable ops are handles without inputs: each segment that uses one gets its own
-    # copy, so refs never cross a segment boundary.
+    # Variable ops are handles without inputs and constants need none: each segment that
+    # uses one runs its own copy (see _replicable), so neither refs nor constants cross a
+    # segment boundary. A fetched replicable op also runs where it falls, to be fetched.
     var_ops = [op for op in ordered if op.type in VARIABLE_OP_TYPES]
-    rest = [op for op in ordered if op.type not in VARIABLE_OP_TYPES]
-    level = _assign_segments(rest, feeds_set, alias)
+    values = _HostValues(ordered, feeds_set)
+    replicas = {
+        op
+        for op in ordered
+        if op.type not in VARIABLE_OP_TYPES and values.replicable(op, feeds_set)
+    }
+    kept = {t.op for t in fetches} | set(targets)
+    rest = [
+        op
+        for op in ordered
+        if op.type not in VARIABLE_OP_TYPES and (op not in replicas or op in kept)
+    ]
+    host_bound = values.host_bound(ordered) if move_to_host else set()
+    level = _assign_segments(
+        [op for op in ordered if op.type not in VARIABLE_OP_TYPES],
+        feeds_set,
+        alias,
+        replicas - kept,
+        host_bound,
+    )
     count = max(level.values(), default=-1) + 1
     bare = 1
     if not rest and var_ops:
@@ -229,16 +329,37 @@ def build_plan(fetches, targets, feeds, random_op_types=frozenset()) -> Plan:
     buckets = [[] for _ in range(count)]
     for op in rest:
         buckets[level[op]].append(op)
+    position = {op: i for i, op in enumerate(ordered)}
     for i, bucket in enumerate(buckets):
-        used = {t.op for op in bucket for t in op.inputs}
         if not rest and i == bare:
-            used = set(var_ops)
-        bucket[:0] = [v for v in var_ops if v in used]
+            bucket[:0] = var_ops
+            continue
+        # In the run's order: a copy may read a fetched replicable op the bucket holds.
+        bucket[:] = sorted(
+            set(bucket) | _copies_needed(bucket, replicas, feeds_set), key=position.__getitem__
+        )
     segments = [
         Segment("host" if i % 2 == 0 else "device", ops) for i, ops in enumerate(buckets) if ops
     ]
     _wire(segments, fetches, feeds_set, random_op_types)
     return Plan(tuple(fetches), tuple(targets), tuple(feeds), segments, tuple(var_ops))
+
+
+def _copies_needed(ops, replicas, feeds):
+    """The variable ops and replicable ops that ``ops`` read, directly or through each
+    other, and do not hold themselves."""
+    own = set(ops)
+    copies = set()
+    stack = [t for op in ops for t in op.inputs]
+    while stack:
+        t = stack.pop()
+        op = t.op
+        if t in feeds or op in own or op in copies:
+            continue
+        if op.type in VARIABLE_OP_TYPES or op in replicas:
+            copies.add(op)
+            stack.extend(op.inputs)
+    return copies
 
 
 def _wire(segments, fetches, feeds_set, random_op_types):
@@ -257,6 +378,8 @@ def _wire(segments, fetches, feeds_set, random_op_types):
         segment.outputs = tuple(
             t for op in segment.ops for t in op.outputs if t in needed_later and t not in feeds_set
         )
+        # A fetched replicable op may sit in several segments: the last one returns it.
+        needed_later.difference_update(segment.outputs)
         needed_later.update(inputs)
         segment.variables = tuple(
             sorted({var_name(op) for op in segment.ops if op.type in VARIABLE_OP_TYPES})

@@ -96,9 +96,13 @@ def source_positions(segment, tensor) -> set:
         seen.add(id(t))
         if t in positions:
             found.add(positions[t])
-        elif id(t) in produced:
+        elif id(t) in produced and t.op.type not in _SHAPE_OPS:
             pending.extend(t.op.inputs)
     return found
+
+
+# A shape's value is known while tracing, whatever the values of the tensor it is taken of.
+_SHAPE_OPS = frozenset({"Shape", "ShapeN", "Size", "Rank"})
 
 
 def freeze(arrays) -> tuple:

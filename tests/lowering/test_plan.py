@@ -77,13 +77,71 @@ def host_nonzero_op():
 
 def test_device_host_device_makes_three_segments(host_nonzero_op):
     x = tf.placeholder(tf.float32, [4], name="x")
-    doubled = tf.identity(x, name="on_device")
-    idx = apply_op(host_nonzero_op, x=doubled).outputs[0]
-    after = tf.identity(idx, name="back_on_device")
+    scale = tf.Variable(np.arange(1.0, 5.0, dtype=np.float32), name="scale")
+    scaled = tf.multiply(x, scale, name="on_device")  # reads device state
+    idx = apply_op(host_nonzero_op, x=scaled).outputs[0]
+    after = tf.gather(scale, idx, name="back_on_device")
     plan = _plan([after], feeds=[x])
     assert [s.kind for s in plan.segments] == ["device", "host", "device"]
     with tf.Session() as sess:
+        sess.run(scale.initializer)
+        np.testing.assert_array_equal(sess.run(after, {x: [0, 1, 0, 2]}), [2, 4])
+
+
+def test_host_values_feeding_a_host_op_are_computed_on_the_host(host_nonzero_op):
+    """Ops computed from feeds only, whose consumer is a host op, run on the host before
+    it (no device round trip, no split step), and so does integer arithmetic on host
+    values."""
+    x = tf.placeholder(tf.float32, [4], name="x")
+    doubled = tf.identity(x * 2.0, name="from_feed")
+    idx = apply_op(host_nonzero_op, x=doubled).outputs[0]
+    after = tf.identity(idx, name="back_on_device")
+    plan = _plan([after], feeds=[x])
+    assert [s.kind for s in plan.segments] == ["host"]
+    host = {op.name for op in plan.segments[0].ops}
+    assert {"mul", "from_feed", "TestHostNonzero", "back_on_device"} <= host
+    with tf.Session() as sess:
         np.testing.assert_array_equal(sess.run(after, {x: [0, 1, 0, 2]}), [1, 3])
+
+
+def test_index_results_go_to_the_host_when_a_host_op_reads_them(host_nonzero_op):
+    """An integer result read by a host op and a device op runs on the host; a float one
+    read by both stays on the device."""
+    x = tf.placeholder(tf.float32, [4], name="x")
+    w = tf.Variable(np.ones(4, np.float32), name="w")
+    mask = tf.cast(tf.greater(x, 0.0), tf.int64, name="mask")
+    dense = tf.identity(x * 3.0, name="dense")
+    host_idx = apply_op(host_nonzero_op, x=tf.cast(mask, tf.float32) + dense).outputs[0]
+    out = tf.reduce_sum(tf.cast(mask, tf.float32) * w * dense) + tf.cast(
+        tf.reduce_sum(host_idx), tf.float32
+    )
+    plan = _plan([out], feeds=[x])
+    kind_of = {op.name: s.kind for s in plan.segments for op in s.ops}
+    assert kind_of["mask"] == "host" and kind_of["Greater"] == "host"
+    assert kind_of["dense"] == "device"  # float, and a device op reads it too
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        assert sess.run(out, {x: [0.0, 1.0, -1.0, 2.0]}) == pytest.approx(3 + 6 + (1 + 2 + 3))
+
+
+def test_constants_and_variable_reads_do_not_cross_segments(host_nonzero_op):
+    """Every segment runs its own copy of the constants and ``w/read`` it uses: no segment
+    passes them to another (a table would otherwise be copied out of a step)."""
+    x = tf.placeholder(tf.float32, [4], name="x")
+    w = tf.Variable(np.full(4, 2.0, np.float32), name="w")
+    three = tf.constant(3.0, name="three")
+    first = tf.multiply(x * three, w, name="first")
+    idx = apply_op(host_nonzero_op, x=first).outputs[0]
+    second = tf.reduce_sum(tf.gather(w, idx) * three, name="second")
+    plan = _plan([second], feeds=[x])
+    assert [s.kind for s in plan.segments] == ["device", "host", "device"]
+    for segment in plan.segments:
+        crossing = [t.op.name for t in segment.inputs + segment.outputs]
+        assert not {"three", "w/read", "w"} & set(crossing), crossing
+    assert all({"three", "w/read"} <= {op.name for op in s.ops} for s in plan.device_segments)
+    with tf.Session() as sess:
+        sess.run(w.initializer)
+        assert sess.run(second, {x: [0.0, 1.0, 0.0, 2.0]}) == pytest.approx((2 + 2) * 3)
 
 
 def test_missing_placeholder_is_reported_before_tracing():
