@@ -178,9 +178,13 @@ class Executable:
         self.backend = backend
         self.entropy = entropy  # the Session's, for unseeded random ops
         self.device_functions = {}
+        self.host_programs = {}
         if backend == "xla":
-            for segment in plan.device_segments:
-                self.device_functions[id(segment)] = DeviceFunction(segment)
+            for segment in plan.segments:
+                if segment.kind == "device":
+                    self.device_functions[id(segment)] = DeviceFunction(segment)
+                else:
+                    self.host_programs[id(segment)] = interpreter.HostProgram(segment.ops)
         self._var_refs = {
             op.outputs[0]: interpreter.VarRef(plan_lib.var_name(op), op) for op in plan.variable_ops
         }
@@ -207,7 +211,7 @@ class Executable:
         host_ctx = interpreter.Context(state, "host", RunSeed(self.entropy, counter))
         for segment in self.plan.segments:
             if segment.kind == "host":
-                interpreter.run_ops(segment.ops, env, REFERENCE, host_ctx)
+                self.host_programs[id(segment)].run(env, host_ctx)
             else:
                 self.device_functions[id(segment)](state, env, counter, self.entropy)
         return env

@@ -84,20 +84,57 @@ def _foldable(op, args) -> bool:
     )
 
 
+def _call(op, rule, args, ctx):
+    """Runs one rule; Python errors from a kernel become TF's InvalidArgumentError."""
+    try:
+        return rule(ctx, op, *args)
+    except errors.OpError:
+        raise
+    except (ValueError, TypeError, IndexError, ZeroDivisionError) as e:
+        raise errors.InvalidArgumentError(None, op, f"{e}\n\t [[{{{{node {op.name}}}}}]]") from e
+
+
+def _store(op, result, env):
+    outputs = op.outputs
+    if len(outputs) == 1:
+        env[outputs[0]] = result
+    elif outputs:
+        if len(result) != len(outputs):
+            raise errors.InternalError(
+                None,
+                op,
+                f"rule for {op.type} returned {len(result)} values, expected {len(outputs)}",
+            )
+        for tensor, value in zip(outputs, result):
+            env[tensor] = value
+
+
+def _forwards_ref(op) -> bool:
+    return op.type in REF_FORWARDING and op.inputs[0].dtype.is_ref_dtype
+
+
+def _forward_ref(op, env):
+    # TF's Identity of a ref forwards the variable's buffer: consumers see the value the
+    # variable holds when *they* run (so a read placed after an assign by control
+    # dependencies sees the assigned value, as in TF).
+    source = env[op.inputs[0]]
+    env[op.outputs[0]] = VarRef(source.name, op) if isinstance(source, VarRef) else source
+
+
+def _missing_rule(op, backend):
+    return errors.UnimplementedError(
+        None, op, f"No {backend} kernel for op type '{op.type}' (node {op.name})"
+    )
+
+
 def run_ops(ops, env: dict, rules: dict, ctx: Context):
     """Runs ``ops`` in order, reading inputs from and writing outputs to ``env``."""
     for op in ops:
         rule = rules.get(op.type)
         if rule is None:
-            raise errors.UnimplementedError(
-                None, op, f"No {ctx.backend} kernel for op type '{op.type}' (node {op.name})"
-            )
-        if op.type in REF_FORWARDING and op.inputs[0].dtype.is_ref_dtype:
-            # TF's Identity of a ref forwards the variable's buffer: consumers see the value
-            # the variable holds when *they* run (so a read placed after an assign by
-            # control dependencies sees the assigned value, as in TF).
-            source = env[op.inputs[0]]
-            env[op.outputs[0]] = VarRef(source.name, op) if isinstance(source, VarRef) else source
+            raise _missing_rule(op, ctx.backend)
+        if _forwards_ref(op):
+            _forward_ref(op, env)
             continue
         args = []
         for tensor, keep_ref in zip(op.inputs, input_modes(op)):
@@ -107,24 +144,67 @@ def run_ops(ops, env: dict, rules: dict, ctx: Context):
             args.append(value)
         if ctx.backend == "xla" and _foldable(op, args):
             rule = REFERENCE[op.type]
-        try:
-            result = rule(ctx, op, *args)
-        except errors.OpError:
-            raise
-        except (ValueError, TypeError, IndexError, ZeroDivisionError) as e:
-            raise errors.InvalidArgumentError(
-                None, op, f"{e}\n\t [[{{{{node {op.name}}}}}]]"
-            ) from e
-        outputs = op.outputs
-        if len(outputs) == 1:
-            env[outputs[0]] = result
-        elif outputs:
-            if len(result) != len(outputs):
-                raise errors.InternalError(
-                    None,
-                    op,
-                    f"rule for {op.type} returned {len(result)} values, expected {len(outputs)}",
-                )
-            for tensor, value in zip(outputs, result):
-                env[tensor] = value
+        _store(op, _call(op, rule, args, ctx), env)
     return env
+
+
+class HostProgram:
+    """A host segment prepared once and run every step by the numpy kernels.
+
+    A feature-column step runs thousands of small host ops (ids, masks, shape arithmetic
+    around the embedding lookups), so what ``run_ops`` redoes per op and per run is done
+    here once: the kernel and the ref-ness of each input are looked up when the program
+    is built, and the ops computed from constants only (Consts and arithmetic on them,
+    about half of such a segment) run on the first step and keep their values.
+    """
+
+    def __init__(self, ops, rules=REFERENCE, backend="host"):
+        self.ops = list(ops)
+        constant = _constant_ops(self.ops, rules)
+        self._constant_ops = [op for op in self.ops if op in constant]
+        self._constants = None  # their outputs, from the first run
+        self._steps = []
+        for op in self.ops:
+            if op in constant:
+                continue
+            rule = rules.get(op.type)
+            if rule is None:
+                raise _missing_rule(op, backend)
+            modes = input_modes(op)
+            self._steps.append((op, rule, tuple(op.inputs), any(not m for m in modes), modes))
+
+    def run(self, env: dict, ctx: Context):
+        if self._constants is None:
+            # Every constant output is kept: a later segment or a fetch may read it too.
+            self._constants = run_ops(self._constant_ops, {}, REFERENCE, ctx)
+        env.update(self._constants)
+        for op, rule, inputs, reads_values, modes in self._steps:
+            if op.type in REF_FORWARDING and _forwards_ref(op):
+                _forward_ref(op, env)
+                continue
+            args = [env[t] for t in inputs]
+            if reads_values:
+                for i, keep_ref in enumerate(modes):
+                    if not keep_ref and isinstance(args[i], VarRef):
+                        args[i] = ctx.read_var(args[i], op)
+            _store(op, _call(op, rule, args, ctx), env)
+        return env
+
+
+def _constant_ops(ops, rules):
+    """Ops whose outputs are the same every run: Consts, and stateless ops with numpy
+    kernels computed from those only."""
+    constant = set()
+    for op in ops:
+        if op.type == "Const" or (
+            op.inputs
+            and op.outputs
+            and not op.type.startswith("_")  # the planner's region pseudo-ops
+            and not op.op_def.is_stateful
+            and op.type in REFERENCE
+            and rules.get(op.type) is REFERENCE.get(op.type)
+            and not _forwards_ref(op)
+            and all(t.op in constant for t in op.inputs)
+        ):
+            constant.add(op)
+    return constant
