@@ -33,7 +33,6 @@ its executable (row counts repeat: they are the batch size).
 from __future__ import annotations
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from lowering import sparse as sparse_lowering
@@ -287,7 +286,8 @@ class SegmentBuckets:
             value = np.asarray(inputs[pos])
             n = value.shape[0]
             self._lengths[pos] = n
-            packed[pos] = jnp.asarray(_pad(value, bucket_size(n)))
+            # numpy: jit's C++ dispatch transfers it (jnp.asarray would dispatch a copy op).
+            packed[pos] = _pad(value, bucket_size(n))
         packed.append(Hints(tuple(sorted(items, key=repr))))
         return packed
 
