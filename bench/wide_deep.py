@@ -133,7 +133,10 @@ class StepProfile:
 
         self.executables, self.host_s, self.device_s = [], 0.0, 0.0
         compile_lib.EXECUTABLE_OBSERVERS.append(self.executables.append)
-        original_call, original_run_ops = compile_lib.DeviceFunction.__call__, interpreter.run_ops
+        original_call, original_host_run = (
+            compile_lib.DeviceFunction.__call__,
+            interpreter.HostProgram.run,
+        )
         profile = self
 
         def device_call(fn, state, env, counter, entropy=0):
@@ -142,15 +145,14 @@ class StepProfile:
             jax.block_until_ready([env[t] for t in fn.segment.outputs] + list(state.values()))
             profile.device_s += time.perf_counter() - start
 
-        def host_run_ops(ops, env, rules, ctx):
+        def host_run(program, env, ctx):
             start = time.perf_counter()
-            result = original_run_ops(ops, env, rules, ctx)
-            if ctx.backend == "host":
-                profile.host_s += time.perf_counter() - start
+            result = original_host_run(program, env, ctx)
+            profile.host_s += time.perf_counter() - start
             return result
 
         compile_lib.DeviceFunction.__call__ = device_call
-        compile_lib.interpreter.run_ops = host_run_ops
+        interpreter.HostProgram.run = host_run
 
     @property
     def compile_count(self):
@@ -180,7 +182,7 @@ class StepProfile:
 
 
 # ---------------------------------------------------------------------------------------------
-# The JAX twin: hashing on the host in numpy, one jitted step with sparse Adagrad updates
+# The JAX twin: hashing on the host, one jitted step with sparse Adagrad updates
 # ---------------------------------------------------------------------------------------------
 def _fingerprint_buckets(values, buckets):
     import farmhash
@@ -188,41 +190,74 @@ def _fingerprint_buckets(values, buckets):
     return np.array([farmhash.fingerprint64(v) % buckets for v in values.ravel()], np.int64)
 
 
+def _sparse_adagrad(table, accum, ids, grads, lr):
+    """Adagrad on the rows ``ids`` touched: duplicate rows' gradients summed first (as
+    TF's optimizer does), then the touched rows of ``accum`` and ``table`` updated in place
+    (the state is donated). Time and memory follow the batch, not the table."""
+    import jax
+    import jax.numpy as jnp
+
+    flat = ids.reshape(-1)
+    grads = grads.reshape(flat.size, -1)
+    rows = table.shape[0]
+    unique, inverse = jnp.unique(flat, size=flat.size, fill_value=rows, return_inverse=True)
+    summed = jax.ops.segment_sum(grads, inverse.reshape(-1), num_segments=flat.size)
+    accum = accum.at[unique].add(summed * summed, mode="drop")
+    scale = accum.at[unique].get(mode="fill", fill_value=1.0)
+    table = table.at[unique].add(-lr * summed / jnp.sqrt(scale), mode="drop")
+    return table, accum
+
+
 def jax_twin(buckets, batches, warmup, steps, lr=0.05):
+    """The model written directly in JAX: embedding and wide tables as two flat
+    [slots * buckets, width] arrays, rows gathered by (slot, bucket) ids, gradients taken
+    with respect to the gathered rows, sparse Adagrad on the tables, dense Adagrad on the
+    DNN."""
+    import functools
+
     import jax
     import jax.numpy as jnp
 
     rng = np.random.default_rng(1)
+    wide_slots = NUM_SLOTS + len(CROSSES)
     deep_in = NUM_DENSE + NUM_SLOTS * EMBED
-    params = {
-        "emb": jnp.asarray(rng.normal(0, 0.25, (NUM_SLOTS, buckets, EMBED)), jnp.float32),
-        "wide": jnp.zeros((NUM_SLOTS + len(CROSSES), buckets), jnp.float32),
-        "bias": jnp.zeros((), jnp.float32),
-    }
+    dnn = {"bias": jnp.zeros((), jnp.float32)}
     sizes = (deep_in,) + HIDDEN + (1,)
     for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
-        params[f"w{i}"] = jnp.asarray(rng.normal(0, (2 / (a + b)) ** 0.5, (a, b)), jnp.float32)
-        params[f"b{i}"] = jnp.zeros((b,), jnp.float32)
-    accum = jax.tree.map(lambda p: jnp.full_like(p, 0.1), params)
-    slot_index = jnp.arange(NUM_SLOTS)[None, :]
-    wide_index = jnp.arange(NUM_SLOTS + len(CROSSES))[None, :]
+        dnn[f"w{i}"] = jnp.asarray(rng.normal(0, (2 / (a + b)) ** 0.5, (a, b)), jnp.float32)
+        dnn[f"b{i}"] = jnp.zeros((b,), jnp.float32)
+    emb = rng.normal(0, 0.25, (NUM_SLOTS * buckets, EMBED)).astype(np.float32)
+    state = {
+        "dnn": dnn,
+        "dnn_acc": jax.tree.map(lambda p: jnp.full_like(p, 0.1), dnn),
+        "emb": jnp.asarray(emb),
+        "emb_acc": jnp.full((NUM_SLOTS * buckets, EMBED), 0.1, jnp.float32),
+        "wide": jnp.zeros((wide_slots * buckets, 1), jnp.float32),
+        "wide_acc": jnp.full((wide_slots * buckets, 1), 0.1, jnp.float32),
+    }
+    slot_offset = (np.arange(NUM_SLOTS) * buckets)[None, :]
+    wide_offset = (np.arange(wide_slots) * buckets)[None, :]
 
-    def loss_fn(p, dense, slot_ids, wide_ids, y):
-        emb = p["emb"][slot_index, slot_ids].reshape(len(y), -1)
-        net = jnp.concatenate([dense, emb], axis=1)
+    def loss_fn(p, emb_rows, wide_rows, dense, y):
+        net = jnp.concatenate([dense, emb_rows.reshape(len(y), -1)], axis=1)
         for i in range(len(HIDDEN)):
             net = jax.nn.relu(net @ p[f"w{i}"] + p[f"b{i}"])
         deep = net @ p[f"w{len(HIDDEN)}"] + p[f"b{len(HIDDEN)}"]
-        wide = p["wide"][wide_index, wide_ids].sum(axis=1, keepdims=True) + p["bias"]
-        logits = deep + wide
+        logits = deep + wide_rows.sum(axis=1) + p["bias"]
         return jnp.mean(jnp.maximum(logits, 0) - logits * y + jnp.log1p(jnp.exp(-jnp.abs(logits))))
 
-    @jax.jit
-    def step(p, acc, dense, slot_ids, wide_ids, y):
-        loss, grads = jax.value_and_grad(loss_fn)(p, dense, slot_ids, wide_ids, y)
-        acc = jax.tree.map(lambda a, g: a + g * g, acc, grads)
-        p = jax.tree.map(lambda w, g, a: w - lr * g / jnp.sqrt(a), p, grads, acc)
-        return p, acc, loss
+    @functools.partial(jax.jit, donate_argnums=(0,))
+    def step(s, dense, emb_ids, wide_ids, y):
+        emb_rows, wide_rows = s["emb"][emb_ids], s["wide"][wide_ids]
+        loss, (g_dnn, g_emb, g_wide) = jax.value_and_grad(loss_fn, argnums=(0, 1, 2))(
+            s["dnn"], emb_rows, wide_rows, dense, y
+        )
+        acc = jax.tree.map(lambda a, g: a + g * g, s["dnn_acc"], g_dnn)
+        dnn = jax.tree.map(lambda w, g, a: w - lr * g / jnp.sqrt(a), s["dnn"], g_dnn, acc)
+        e, e_acc = _sparse_adagrad(s["emb"], s["emb_acc"], emb_ids, g_emb, lr)
+        w, w_acc = _sparse_adagrad(s["wide"], s["wide_acc"], wide_ids, g_wide, lr)
+        new = {"dnn": dnn, "dnn_acc": acc, "emb": e, "emb_acc": e_acc}
+        return {**new, "wide": w, "wide_acc": w_acc}, loss
 
     host_s = [0.0]
 
@@ -231,15 +266,14 @@ def jax_twin(buckets, batches, warmup, steps, lr=0.05):
         dense, cats, y = batches[i % len(batches)]
         slot_ids = _fingerprint_buckets(cats, buckets).reshape(cats.shape)
         crosses = [_cross_ids(cats, keys, buckets) for keys in CROSSES]
-        wide_ids = np.concatenate([slot_ids] + crosses, axis=1)
+        wide_ids = np.concatenate([slot_ids] + crosses, axis=1) + wide_offset
         host_s[0] += time.perf_counter() - start
-        return dense, slot_ids, wide_ids, y
+        return dense, slot_ids + slot_offset, wide_ids, y
 
-    state = [params, accum]
+    holder = [state]
 
     def run(i):
-        p, acc, loss = step(state[0], state[1], *host_inputs(i))
-        state[0], state[1] = p, acc
+        holder[0], loss = step(holder[0], *host_inputs(i))
         loss.block_until_ready()
 
     start = time.perf_counter()
