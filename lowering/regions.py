@@ -383,14 +383,15 @@ def dataflow_rule(ctx, op, *xs):
 
 
 def _unsupported_dataflow(op):
-    """v1 dataflow ops outside any region: an imported GraphDef's cond/while without our
-    context metadata."""
+    """v1 dataflow ops outside any region: an imported GraphDef's cond/while whose
+    structure ``control_flow_import`` could not recover (its reason is on the op)."""
+    reason = getattr(op, "_cf_import_error", None)
+    why = f" ({reason})" if reason else ""
     raise errors.UnimplementedError(
         None,
         op,
-        f"{op.type} node {op.name} is not inside a tf.cond / tf.while_loop built by tfcompat: "
-        "v1 control flow imported from a GraphDef (without control-flow context metadata) "
-        f"is not supported\n\t [[{{{{node {op.name}}}}}]]",
+        f"{op.type} node {op.name} is not inside a tf.cond / tf.while_loop tfcompat could "
+        f"recover from the graph's dataflow{why}\n\t [[{{{{node {op.name}}}}}]]",
     )
 
 
