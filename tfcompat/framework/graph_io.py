@@ -212,7 +212,8 @@ def _topological_order(nodes):
     users = {name: [] for name in by_name}
     remaining = {}
     for n in nodes:
-        deps = {_parse_input(i)[0] for i in n.input} & by_name.keys()
+        deps = {_parse_input(i)[0] for i in n.input if not _is_back_edge(n, i, by_name)}
+        deps &= by_name.keys()
         remaining[n.name] = len(deps)
         for d in deps:
             users[d].append(n.name)
@@ -231,6 +232,17 @@ def _topological_order(nodes):
         shown = ", ".join(repr(s) for s in stuck[:10]) + (", ..." if len(stuck) > 10 else "")
         raise ValueError(f"{len(stuck)} nodes in a cycle: {shown}")
     return order
+
+
+_MERGE_OPS = ("Merge", "RefMerge")
+_NEXT_ITERATION_OPS = ("NextIteration", "RefNextIteration")
+
+
+def _is_back_edge(node, text, by_name) -> bool:
+    """A while loop's ``NextIteration -> Merge`` edge: the one cycle a GraphDef may hold.
+    The Merge is created before its NextIteration and the edge closed afterwards."""
+    src = by_name.get(_parse_input(text)[0])
+    return node.op in _MERGE_OPS and src is not None and src.op in _NEXT_ITERATION_OPS
 
 
 def _check_arguments(graph_def, input_map, return_elements):
@@ -276,6 +288,7 @@ class _Importer:
         self.input_map = input_map
         self.used = set()
         self.created = {}
+        self.back_edges = []  # (Merge op, input position, source node, output index)
 
     def _mapped(self, src, index):
         """The input_map entry for ``src:index`` ("x:0" or, for output 0, "x")."""
@@ -302,6 +315,9 @@ class _Importer:
             if mapped is not None:
                 inputs.append(mapped)
                 continue
+            if src not in self.created and node.op in _MERGE_OPS:
+                inputs.append((src, index))  # a loop's back edge, closed after the import
+                continue
             if src not in self.created:
                 raise ValueError(f"Node '{node.name}': Unknown input node '{text}'")
             outputs = self.created[src].outputs
@@ -315,6 +331,7 @@ class _Importer:
 
     def add(self, node):
         inputs, controls = self._resolve(node)
+        inputs, pending = _stand_ins(node, inputs)
         attrs = {key: attr_from_proto(value) for key, value in node.attr.items()}
         attrs = _rename_colocation(attrs, self.prefix)
         name = self.prefix + node.name
@@ -328,6 +345,14 @@ class _Importer:
         if node.device:
             op._set_device(node.device)
         self.created[node.name] = op
+        self.back_edges.extend((op, i, src, index) for i, (src, index) in pending)
+
+    def close_back_edges(self):
+        """Connects each loop Merge to its NextIteration, now that both exist."""
+        for op, i, src, index in self.back_edges:
+            if src not in self.created:
+                raise ValueError(f"Node '{op.name}': Unknown input node '{src}'")
+            op._update_input(i, self.created[src].outputs[index])
 
     def return_element(self, element):
         src, index = _parse_input(element)
@@ -343,6 +368,18 @@ class _Importer:
                 f"Invalid return output {index} of node '{src}', which has {len(outputs)} output(s)"
             )
         return outputs[index]
+
+
+def _stand_ins(node, inputs):
+    """A Merge's inputs with each back edge ``(source, index)`` replaced by its first
+    resolved input (the loop's Enter) until ``close_back_edges``; and the back edges."""
+    pending = [(i, t) for i, t in enumerate(inputs) if isinstance(t, tuple)]
+    if not pending:
+        return inputs, pending
+    known = [t for t in inputs if not isinstance(t, tuple)]
+    if not known:
+        raise ValueError(f"Node '{node.name}': Unknown input node '{pending[0][1][0]}'")
+    return [known[0] if isinstance(t, tuple) else t for t in inputs], pending
 
 
 def _check_input_types(node, name, inputs, attrs):
@@ -399,6 +436,10 @@ def import_graph_def(
         importer = _Importer(graph, scope if scope_name else "", input_map)
         for node in nodes:
             importer.add(node)
+        importer.close_back_edges()
+    from tfcompat.ops import control_flow_import  # the ops layer, loaded on first import
+
+    control_flow_import.recover(list(importer.created.values()))
     unused = set(input_map) - importer.used
     if unused:
         raise ValueError(
