@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from lowering.registry import lowering
+from tfcompat.framework.constant_value import constant_value
 from tfcompat.ops import training_ops
 
 
@@ -227,6 +229,19 @@ def deduplicate(indices, rows):
     return unique, summed, valid
 
 
+def _distinct_indices(op, num_rows) -> bool:
+    """Whether the update's indices are distinct already: the second output of a
+    ``SparseSegment*GradV2`` (TF's row-sparse gradient of an embedding lookup) over this
+    variable's rows, whose padding rows carry the out-of-range index ``num_rows``.
+    Deduplicating them again would add a sort and a segment sum per table to every step."""
+    names = [arg.name for arg in op.op_def.inputs]
+    source = op.inputs[names.index("indices")]
+    if source.value_index != 1 or not source.op.type.endswith("GradV2"):
+        return False
+    rows = constant_value(source.op.inputs[3])
+    return rows is not None and int(np.reshape(rows, -1)[0]) == num_rows
+
+
 def _sparse_rule(update):
     def rule(ctx, op, *inputs):
         values, refs = _bind(ctx, op, inputs)
@@ -234,7 +249,11 @@ def _sparse_rule(update):
         if indices.shape[0] == 0:
             return refs["var"]
         num_rows = values["var"].shape[0]
-        unique, summed, valid = deduplicate(indices, values["grad"])
+        if _distinct_indices(op, num_rows):
+            valid = (indices >= 0) & (indices < num_rows)
+            unique, summed = jnp.where(valid, indices, 0), values["grad"]
+        else:
+            unique, summed, valid = deduplicate(indices, values["grad"])
         local = {k: (v[unique] if k in refs else v) for k, v in values.items()}
         local["grad"] = summed
         target = jnp.where(valid, unique, num_rows)  # out of range: dropped
