@@ -14,7 +14,8 @@ cond ``Switch`` pushes branch ``(pred, k)``, ``pred`` being the Switch's predica
 ``switch_t``/``switch_f`` pivots, name the same predicate); a cond ``Merge`` pops the
 branch its inputs differ in. Any other op runs at the deepest where of its inputs, control
 inputs included; a control edge out of a Switch carries the Switch's own where (TF does
-not kill it; that is why TF's conds have pivots). The loop's back edge
+not kill it; that is why TF's conds have pivots), and a ``ControlTrigger`` is live in its
+loop whatever branch its inputs ran in. The loop's back edge
 (``NextIteration -> Merge``) is not followed.
 
 **Which cond.** Switches on one predicate at one place, the ops in their branches and the
@@ -32,6 +33,7 @@ raises the lowering's UnimplementedError, naming the reason recorded on them.
 
 from __future__ import annotations
 
+from tfcompat.framework import tensor_shape
 from tfcompat.ops import control_flow_contexts as cfc
 
 _SWITCH = frozenset({"Switch", "RefSwitch"})
@@ -73,6 +75,14 @@ def recover(ops):
                 op._cf_import_error = str(e)
         return
     _Attach(where).run(ops, paths)
+
+
+def imported_shapes(op):
+    """TF's shape function for a node a GraphDef brings: a loop variable's ``Enter`` has
+    an unknown shape (TF's Python builders set the loop variable's shape themselves; a
+    GraphDef does not record it, so TF's import leaves loop values unshaped too)."""
+    if op.type in _ENTER and not op.attrs.get("is_constant"):
+        op.outputs[0]._shape = tensor_shape.unknown_shape()
 
 
 def is_back_edge(op, tensor) -> bool:
@@ -151,6 +161,8 @@ class _Where:
             self._cond_merge(op)
         elif kind in _SWITCH and not _is_loop_switch(op):
             self._cond_switch(op)
+        elif kind == "ControlTrigger":
+            self._set(op, _live(self._join(op, self._inputs(op))))
         else:
             self._set(op, self._join(op, self._inputs(op)))
 
@@ -182,6 +194,14 @@ class _Where:
             raise Unrecoverable(f"Merge node {op.name} joins values of one branch only")
         outer = self._join(op, [outer] + stacks[len(op.inputs) :])
         self._set(op, outer + ((_COND, pred, None, 0),), out=outer)
+
+
+def _live(stack):
+    """``stack`` without its innermost branches: a ``ControlTrigger`` is live even when its
+    inputs are dead (TF's gradient loops synchronise stack pushes and pops through one)."""
+    while stack and stack[-1][0] == _COND:
+        stack = stack[:-1]
+    return stack
 
 
 # ---------------------------------------------------------------------------------------------
