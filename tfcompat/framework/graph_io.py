@@ -15,6 +15,7 @@ from tfcompat.framework import dtypes, errors, op_helper, tensor_shape, tensor_u
 from tfcompat.framework import graph as graph_lib
 from tfcompat.framework import op_def as op_def_lib
 from tfcompat.framework.proto import attr_value_pb2, graph_pb2, node_def_pb2
+from tfcompat.ops import control_flow_import
 from tfcompat.util.tf_export import export_constant
 
 export_constant(graph_pb2.GraphDef, "GraphDef")
@@ -341,6 +342,7 @@ class _Importer:
         scoped = [c for block in self.graph._control_stack for c in block.control_ops]
         with self.graph.control_dependencies(None):
             op = op_helper.create_op_from_node(self.graph, name, node.op, inputs, attrs)
+        control_flow_import.imported_shapes(op)
         op._add_control_inputs(controls + scoped)
         if node.device:
             op._set_device(node.device)
@@ -437,8 +439,6 @@ def import_graph_def(
         for node in nodes:
             importer.add(node)
         importer.close_back_edges()
-    from tfcompat.ops import control_flow_import  # the ops layer, loaded on first import
-
     control_flow_import.recover(list(importer.created.values()))
     unused = set(input_map) - importer.used
     if unused:
