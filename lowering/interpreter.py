@@ -4,9 +4,10 @@ Like ``jax.core.eval_jaxpr``: an environment maps Tensors to values, each op's r
 its inputs and writes its outputs. Under ``jax.jit`` the values are tracers, so running the
 interpreter once *is* the lowering; with numpy rules it is the reference executor.
 
-Variables (TF1 ref tensors) are represented by ``VarRef`` values; an op whose OpDef input is
-not a ref receives the variable's current value (read at the moment the op runs, in the
-plan's order), while ref inputs (``Assign``'s ``ref``) receive the ``VarRef`` itself.
+Variables (TF1 ref tensors, and resource variables' handles) are represented by ``VarRef``
+values; an op whose OpDef input is not a ref receives the variable's current value (read at
+the moment the op runs, in the plan's order), while ref inputs (``Assign``'s ``ref``) and
+resource inputs (``ReadVariableOp``'s handle) receive the ``VarRef`` itself.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import dataclasses
 import numpy as np
 
 from lowering.registry import REFERENCE
-from tfcompat.framework import errors
+from tfcompat.framework import dtypes, errors
 from tfcompat.framework import op_def as op_def_lib
 
 
@@ -67,9 +68,11 @@ REF_FORWARDING = frozenset({"Identity"})
 
 
 def input_modes(op):
-    """Per input: True where the rule receives the VarRef itself (a ``Ref(T)`` arg), False
-    where it receives the variable's current value."""
-    return op_def_lib.ref_input_flags(op.op_def, op.attrs)
+    """Per input: True where the rule receives the VarRef itself (a ``Ref(T)`` arg, or a
+    ``resource`` handle of a resource variable), False where it receives the variable's
+    current value."""
+    flags = op_def_lib.ref_input_flags(op.op_def, op.attrs)
+    return [f or t.dtype == dtypes.resource for f, t in zip(flags, op.inputs)]
 
 
 def _foldable(op, args) -> bool:

@@ -22,7 +22,7 @@ import heapq
 from lowering import interpreter, regions
 from tfcompat.framework import dtypes, errors
 
-VARIABLE_OP_TYPES = frozenset({"VariableV2", "Variable"})
+VARIABLE_OP_TYPES = frozenset({"VariableV2", "Variable", "VarHandleOp"})
 
 
 @dataclasses.dataclass
@@ -388,6 +388,7 @@ def _wire(segments, fetches, feeds_set, random_op_types):
 
 
 def var_name(op) -> str:
-    """The state key of a VariableV2 op: its ``shared_name``, else its node name."""
+    """The state key of a VariableV2 or VarHandleOp op: its ``shared_name``, else its node
+    name."""
     shared = op.attrs.get("shared_name", b"")
     return shared.decode() if shared else op.name

@@ -372,6 +372,9 @@ class Graph:
             current.update(controller.control_ops)
         control_ops = []
         for c in control_inputs:
+            if hasattr(c, "_handle") and not isinstance(c, (Tensor, Operation)):
+                # A resource variable (or a write's result): its op, not a read of it (TF).
+                c = c.op
             if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
                 c = c._as_graph_element()
             if type(c).__name__ == "IndexedSlices":
