@@ -22,9 +22,10 @@ loop whatever branch its inputs ran in. The loop's back edge
 Merges joining them form one region, unless some of them depend on the result of others
 (a gradient cond switching the gradient of a forward cond's output on the same
 predicate): *stages* number them so that a region never reads its own result. An op's
-stage is the earliest one after every region it depends on has finished; an op only its
-own region's later stages read is then moved down to them (the zeros TF builds for the
-untaken branch of a gradient cond belong with the Merge they feed).
+stage is the earliest one after every region it depends on has finished, raised until a
+Merge and its inputs share one (the zeros TF builds for the untaken branch of a gradient
+cond belong with the Merge they feed) and so does a loop nested in a branch; an op only
+its own region's later stages read is then moved down to them.
 
 A graph whose dataflow does not nest (values of two branches meeting outside a Merge,
 frames entered from different places) is left without contexts: running its dataflow ops
@@ -207,6 +208,11 @@ def _live(stack):
 # ---------------------------------------------------------------------------------------------
 # Stages: which conds on one predicate are one region
 # ---------------------------------------------------------------------------------------------
+def _is_cond_level(path) -> bool:
+    """Whether ``path`` is that of a cond's Switch or Merge."""
+    return bool(path) and path[-1][0] == _COND and path[-1][2] is None
+
+
 def _predecessors(op):
     preds = [t.op for t in op.inputs if not is_back_edge(op, t)]
     return preds + list(op.control_inputs)
@@ -250,16 +256,23 @@ class _Stager:
         self.members = set(members)
         self.merges = {m for m in members if m.type in _MERGE and self._level(m)}
         self.stages = {}
+        self.loops = self._nested_loops(members)
         self._earliest(ops)
+        for _ in range(2 * len(members) + 2):
+            if not self._raise_joined():
+                break
+            self._earliest(ops)
+        else:
+            raise Unrecoverable("conds on one predicate depend on each other's results")
         self._sink(members, users)
-        self._whole_loops(members)
         self._check_merges()
 
     def _level(self, op):
-        return len(self.paths[op]) == self.depth + 1 and self.paths[op][-1][2] is None
+        return len(self.paths[op]) == self.depth + 1 and _is_cond_level(self.paths[op])
 
     def _earliest(self, ops):
-        """Each member's earliest stage: after every Merge of this set it depends on."""
+        """Each member's earliest stage (no earlier than it is now): after every Merge of
+        this set it depends on, and no earlier than the members it reads."""
         done = {}  # op -> the last stage whose Merges it depends on
         start = min(op._id for op in self.members)
         for op in ops:
@@ -271,10 +284,10 @@ class _Stager:
                 joined = [self.stages[p] for p in preds if p in self.stages]
                 if not joined:
                     raise Unrecoverable(f"Merge node {op.name} joins no branch")
-                self.stages[op] = done[op] = max(joined)
+                self.stages[op] = done[op] = max([self.stages.get(op, 0)] + joined)
             elif op in self.members:
                 same = [self.stages[p] for p in preds if p in self.stages and p not in self.merges]
-                self.stages[op] = max([after + 1] + same)
+                self.stages[op] = max([self.stages.get(op, 0), after + 1] + same)
                 done[op] = after
             else:
                 outside = [
@@ -291,17 +304,30 @@ class _Stager:
             if readers and all(r in self.members for r in readers):
                 self.stages[op] = min(self.stages[r] for r in readers)
 
-    def _whole_loops(self, members):
-        """A loop nested in a branch runs in one stage (its latest op's)."""
+    def _nested_loops(self, members):
+        """The members of each loop nested directly in a branch, by frame."""
         loops = {}
         for op in members:
             path = self.paths[op]
             if len(path) > self.depth + 1 and path[self.depth + 1][0] == _FRAME:
                 loops.setdefault(path[self.depth + 1], []).append(op)
-        for loop_ops in loops.values():
-            last = max(self.stages[op] for op in loop_ops)
-            for op in loop_ops:
-                self.stages[op] = last
+        return list(loops.values())
+
+    def _raise_joined(self) -> bool:
+        """Raises what must share a stage to the latest of them: a cond Merge's inputs,
+        here or in a nested cond (TF's gradient conds switch zeros for the untaken branch
+        from forward values), and the ops of a nested loop. Whether anything changed."""
+        changed = False
+        joins = [m for m in self.members if m.type in _MERGE and _is_cond_level(self.paths[m])]
+        groups = [[m] + [t.op for t in m.inputs] for m in joins] + self.loops
+        for group in groups:
+            group = [op for op in group if op in self.stages]
+            last = max(self.stages[op] for op in group)
+            for op in group:
+                if self.stages[op] < last:
+                    self.stages[op] = last
+                    changed = True
+        return changed
 
     def _check_merges(self):
         for m in self.merges:
