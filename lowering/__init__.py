@@ -30,6 +30,7 @@ FAMILIES = (
     "nn",
     "segment",
     "state",
+    "resource_variables",
     "control_flow",
     "stack",
     "tensor_array",

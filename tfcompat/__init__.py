@@ -99,6 +99,7 @@ from tfcompat.framework.gradient_registry import (  # noqa: F401
 )
 from tfcompat import gradients_impl  # noqa: F401 - tf.gradients
 from tfcompat import variables as _variables  # noqa: F401
+from tfcompat import resource_variables as _resource_variables  # noqa: F401 - use_resource=True
 from tfcompat.ops import clip_ops, training_ops  # noqa: F401
 from tfcompat import train  # noqa: F401 - tf.train
 from tfcompat import losses  # noqa: F401 - tf.losses

@@ -17,7 +17,19 @@ from tfcompat.util.tf_export import tf_export
 
 
 class Variable:
-    """A TF1 variable: state that persists across ``Session.run`` calls."""
+    """A TF1 variable: state that persists across ``Session.run`` calls.
+
+    ``Variable(..., use_resource=True)`` (or ``None`` after ``enable_resource_variables``)
+    makes a ``ResourceVariable`` instead, as TF1's ``tf.Variable`` does."""
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Variable:
+            from tfcompat import resource_variables
+
+            use_resource = kwargs.get("use_resource", args[11] if len(args) > 11 else None)
+            if resource_variables.wants_resource(use_resource):
+                return super().__new__(resource_variables.ResourceVariable)
+        return super().__new__(cls)
 
     def __init__(
         self,

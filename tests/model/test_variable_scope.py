@@ -232,13 +232,13 @@ def test_variable_scope_argument_errors(tf):
             pass
 
 
-def test_use_resource_is_not_supported():
+def test_use_resource_makes_resource_variables():
+    """(Graph parity of resource variables: tests/variables/test_resource_variables.py.)"""
     with tfcompat.Graph().as_default():
-        with pytest.raises(NotImplementedError, match="use_resource=True"):
-            tfcompat.get_variable("r", [1], use_resource=True)
-        with pytest.raises(NotImplementedError, match="use_resource=True"):
-            with tfcompat.variable_scope("s", use_resource=True):
-                tfcompat.get_variable("r", [1])
+        assert tfcompat.get_variable("r", [1], use_resource=True).op.type == "VarHandleOp"
+        with tfcompat.variable_scope("s", use_resource=True):
+            assert tfcompat.get_variable("r", [1]).op.type == "VarHandleOp"
+        assert tfcompat.get_variable("q", [1]).op.type == "VariableV2"
 
 
 # ---------------------------------------------------------------------------------------------

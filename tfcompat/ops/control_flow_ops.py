@@ -19,6 +19,8 @@ def no_op(name=None):
 
 
 def _as_op(x):
+    if hasattr(x, "_handle") and not isinstance(x, (Tensor, Operation)):
+        return x.op  # a resource variable, or a write's result: its op, not a read (TF)
     if hasattr(x, "_as_graph_element") and not isinstance(x, (Tensor, Operation)):
         x = x._as_graph_element()
     if hasattr(x, "op") and not isinstance(x, Operation):

@@ -260,7 +260,10 @@ def embedding_lookup(
         params = [params]
     params = list(params)
     with array_ops._scope(name, "embedding_lookup") as scope:
-        params = convert_n_to_tensor_or_indexed_slices(params, name="params")
+        # Resource variables stay variables: a lookup gathers rows (ResourceGather), never
+        # reads the whole table.
+        if not any(hasattr(p, "sparse_read") for p in params):
+            params = convert_n_to_tensor_or_indexed_slices(params, name="params")
         ids = convert_to_tensor(ids, name="ids")
         if len(params) == 1:
             with _colocate_with(params[0]):

@@ -743,6 +743,8 @@ def cast(x, dtype, name=None):
     base_type = dtypes.as_dtype(dtype).base_dtype
     if isinstance(x, Tensor) and base_type == x.dtype:
         return x
+    if hasattr(x, "sparse_read") and base_type == x.dtype:
+        return x  # a resource variable too (its read happens where it is used, as in TF)
     with _scope(name, "Cast", [x]) as name:
         from tfcompat.framework.sparse_tensor import SparseTensor
 

@@ -99,9 +99,19 @@ def _ref(ref):
     return ref._ref() if hasattr(ref, "_ref") else ref
 
 
+def _is_resource(ref) -> bool:
+    """Whether ``ref`` is a resource variable: its own methods write it (TF dispatches
+    ``tf.assign``, ``tf.scatter_*`` ... to them)."""
+    from tfcompat.resource_variables import is_resource_variable
+
+    return is_resource_variable(ref)
+
+
 @tf_export("assign")
 def assign(ref, value, validate_shape=None, use_locking=None, name=None):
     """Stores ``value`` in variable ``ref``; returns ``ref`` after the assignment."""
+    if _is_resource(ref):
+        return ref.assign(value, name=name)
     return apply_op(
         "Assign",
         name=name,
@@ -114,6 +124,8 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None):
 
 @tf_export("assign_add")
 def assign_add(ref, value, use_locking=None, name=None):
+    if _is_resource(ref):
+        return ref.assign_add(value)
     return apply_op(
         "AssignAdd", name=name, ref=_ref(ref), value=value, use_locking=use_locking
     ).outputs[0]
@@ -121,6 +133,8 @@ def assign_add(ref, value, use_locking=None, name=None):
 
 @tf_export("assign_sub")
 def assign_sub(ref, value, use_locking=None, name=None):
+    if _is_resource(ref):
+        return ref.assign_sub(value)
     return apply_op(
         "AssignSub", name=name, ref=_ref(ref), value=value, use_locking=use_locking
     ).outputs[0]
@@ -128,6 +142,8 @@ def assign_sub(ref, value, use_locking=None, name=None):
 
 def _scatter(op_type):
     def scatter(ref, indices, updates, use_locking=None, name=None):
+        if _is_resource(ref):
+            return _resource_scatter(op_type, ref, indices, updates, name)
         return apply_op(
             op_type,
             name=name,
@@ -142,6 +158,19 @@ def _scatter(op_type):
     return scatter
 
 
+def _resource_scatter(op_type, ref, indices, updates, name):
+    from tfcompat.framework.op_helper import convert_to_tensor
+
+    op = apply_op(
+        "Resource" + op_type,
+        name=name,
+        resource=ref.handle,
+        indices=indices,
+        updates=convert_to_tensor(updates, dtype=ref.dtype),
+    )
+    return ref._lazy_read(op)
+
+
 scatter_update = _scatter("ScatterUpdate")
 scatter_add = _scatter("ScatterAdd")
 scatter_sub = _scatter("ScatterSub")
@@ -154,6 +183,8 @@ scatter_max = _scatter("ScatterMax")
 @tf_export("is_variable_initialized")
 def is_variable_initialized(ref, name=None):
     """A bool scalar: whether variable ``ref`` holds a value in this session."""
+    if _is_resource(ref):
+        return ref.is_initialized(name=name)
     return apply_op("IsVariableInitialized", name=name, ref=_ref(ref)).outputs[0]
 
 

@@ -1,8 +1,11 @@
-"""Optimizer update ops on TF1 reference variables: ``Apply*`` / ``SparseApply*``.
+"""Optimizer update ops: ``Apply*`` / ``SparseApply*`` on TF1 reference variables and
+``ResourceApply*`` / ``ResourceSparseApply*`` on resource variables.
 
 Each op updates its ``Ref(T)`` inputs (the variable and its slots) in place and returns
 the variable's ref, with TensorFlow's exact OpDefs (``core/ops/training_ops.cc``), so a
-GraphDef written here names the same ops TF's optimizers build.
+GraphDef written here names the same ops TF's optimizers build. The resource form of each
+takes ``resource`` handles instead of the refs and has no output; the wrappers
+(``apply_adam``...) build it when given resource variables, as TF's optimizers do.
 
 Duplicate indices. TF's optimizers sum the rows of a sparse gradient that share an index
 (``Unique`` + ``UnsortedSegmentSum``) before calling a ``SparseApply*`` kernel. ``Unique``
@@ -20,9 +23,10 @@ an index already present, which additive consumers ignore.
 
 from __future__ import annotations
 
-from tfcompat.framework import tensor_shape
+from tfcompat.framework import dtypes, tensor_shape
 from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import apply_op
+from tfcompat.framework.tensor import Tensor
 
 _T = "T: numbertype"
 _TINDICES = "Tindices: {int32, int64}"
@@ -70,15 +74,29 @@ def _with_rank(shape, rank):
     return shape if shape.rank is not None else tensor_shape.unknown_shape(rank)
 
 
+def _is_variable_arg(arg) -> bool:
+    """The variable and its slots: ``Ref(T)`` args, or ``resource`` handles."""
+    return arg.is_ref or arg.dtype == dtypes.resource
+
+
+def _variable_shape(arg, tensor):
+    if arg.dtype == dtypes.resource:
+        from tfcompat.ops.resource_variable_ops import handle_shape
+
+        return handle_shape(tensor)
+    return tensor.shape
+
+
 def _apply_shape(op):
     """Output: the variable's shape merged with every slot and the gradient; every other
-    input (hyperparameters, ``global_step``) must be a scalar."""
+    input (hyperparameters, ``global_step``) must be a scalar. (Resource forms check the
+    same and have no output.)"""
     names = [arg.name for arg in op.op_def.inputs]
     by_name = dict(zip(names, op.inputs))
     shape = tensor_shape.unknown_shape()
     for arg in op.op_def.inputs:
-        if arg.is_ref:
-            shape = _merge(shape, by_name[arg.name].shape)
+        if _is_variable_arg(arg):
+            shape = _merge(shape, _variable_shape(arg, by_name[arg.name]))
     grad_name = "grad" if "grad" in by_name else "delta"
     grad_shape = by_name[grad_name].shape
     if "indices" in by_name:
@@ -92,9 +110,9 @@ def _apply_shape(op):
             grad_shape = tensor_shape.TensorShape([None]).concatenate(grad_shape[1:])
     shape = _merge(shape, grad_shape)
     for name in names:
-        if name not in (grad_name, "indices") and not op.op_def.input_arg(name).is_ref:
+        if name not in (grad_name, "indices") and not _is_variable_arg(op.op_def.input_arg(name)):
             _with_rank(by_name[name].shape, 0)
-    return [shape]
+    return [shape] if op.outputs else []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,6 +386,8 @@ _OPS = [
 ]
 
 APPLY_OP_TYPES = tuple(name for name, _, _ in _OPS)
+# ResourceApplyAdam, ResourceSparseApplyAdagrad, ...: the resource form of each.
+RESOURCE_APPLY_OP_TYPES = {"Resource" + name: name for name in APPLY_OP_TYPES}
 
 
 def _snake(op_type: str) -> str:
@@ -382,7 +402,14 @@ def _snake(op_type: str) -> str:
     return "".join(out)
 
 
-def _make_wrapper(op_type, input_names, attr_names):
+def _is_resource(value) -> bool:
+    """A resource variable or a handle: the update is the op's resource form."""
+    from tfcompat.resource_variables import is_resource_variable
+
+    return is_resource_variable(value) or getattr(value, "dtype", None) == dtypes.resource
+
+
+def _make_wrapper(op_type, input_names, attr_names, var_names):
     def wrapper(*args, name=None, **kwargs):
         if len(args) > len(input_names):
             raise TypeError(f"{op_type} takes {len(input_names)} inputs, got {len(args)}")
@@ -391,16 +418,22 @@ def _make_wrapper(op_type, input_names, attr_names):
             if key not in input_names and key not in attr_names:
                 raise TypeError(f"{op_type} got an unexpected keyword argument '{key}'")
             keywords[key] = value
+        # A Variable's ``_ref()`` is its ref tensor, or a resource variable's handle (only
+        # the variable and slot args take handles; other args read the variable).
         keywords = {
-            k: (v._ref() if k in input_names and hasattr(v, "_ref") else v)
+            k: (v._ref() if k in var_names and hasattr(v, "_ref") else v)
             for k, v in keywords.items()
         }
-        return apply_op(op_type, name=name, **keywords).outputs[0]
+        if _is_resource(keywords.get(input_names[0])) and not op_type.startswith("Resource"):
+            return apply_op("Resource" + op_type, name=name, **keywords)
+        op = apply_op(op_type, name=name, **keywords)
+        return op.outputs[0] if op.outputs else op
 
     wrapper.__name__ = _snake(op_type)
     wrapper.__doc__ = (
-        f"Adds a ``{op_type}`` op ({', '.join(input_names)}); updates the ``Ref`` inputs in "
-        "place and returns the variable's ref."
+        f"Adds a ``{op_type}`` op ({', '.join(input_names)}); updates the variable and its "
+        "slots in place. Returns the variable's ref, or the op for the resource form (built "
+        "when ``var`` is a resource variable)."
     )
     return wrapper
 
@@ -415,9 +448,25 @@ for _name, _inputs, _attrs in _OPS:
         attrs=_attr_specs,
         shape_fn=_apply_shape,
     )
+    register_op(
+        "Resource" + _name,
+        inputs=[spec.replace("Ref(T)", "resource") for spec in _inputs],
+        attrs=_attr_specs,
+        shape_fn=_apply_shape,
+        is_stateful=True,
+    )
     _input_names = [s.split(":")[0] for s in _inputs]
     _attr_names = [s.split(":")[0] for s in _attr_specs]
-    globals()[_snake(_name)] = _make_wrapper(_name, _input_names, _attr_names)
+    _var_names = {s.split(":")[0] for s in _inputs if "Ref(T)" in s}
+    globals()[_snake(_name)] = _make_wrapper(_name, _input_names, _attr_names, _var_names)
+    globals()[_snake("Resource" + _name)] = _make_wrapper(
+        "Resource" + _name, _input_names, _attr_names, _var_names
+    )
+
+
+def update_op(result):
+    """The op of an update: a ref form's output tensor, or the resource form's op."""
+    return result.op if isinstance(result, Tensor) else result
 
 
 # ---------------------------------------------------------------------------------------------

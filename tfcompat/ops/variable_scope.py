@@ -385,11 +385,6 @@ class _VariableStore:
                 f"Variable {name} does not exist, or was not created with tf.get_variable(). "
                 "Did you mean to set reuse=tf.AUTO_REUSE in VarScope?"
             )
-        if use_resource:
-            raise NotImplementedError(
-                f"Variable {name}: use_resource=True (resource variables) is not supported; "
-                "tfcompat implements TF1 reference variables (use_resource=False or None)."
-            )
         if initializer is None:
             if shape is None:
                 raise ValueError(
@@ -414,6 +409,8 @@ class _VariableStore:
                 validate_shape=validate_shape,
                 constraint=constraint,
                 shape=shape,
+                # None: resource variables if enabled (tf.enable_resource_variables).
+                use_resource=use_resource,
             )
         self._vars[name] = v
         if regularizer:
@@ -945,7 +942,7 @@ class variable_scope:  # noqa: N801 - TF's name
     opens a variable scope (and a name scope) and yields its ``VariableScope``.
 
     ``reuse`` is True, ``tf.AUTO_REUSE`` or None/False (inherit); the other arguments set
-    the scope's defaults for ``get_variable``. ``use_resource=True`` is not supported.
+    the scope's defaults for ``get_variable``. ``use_resource=True`` makes resource variables.
     """
 
     def __init__(

@@ -3,13 +3,14 @@
 Slots ``m`` and ``v`` (``w/Adam``, ``w/Adam_1``); non-slot ``beta1_power`` and
 ``beta2_power``, colocated with the first variable by name and multiplied by the betas in
 ``_finish`` after every update. Sparse gradients take TF's (non-lazy) path: decay all of
-``m`` and ``v``, ``ScatterAdd`` the deduplicated rows, update the whole variable.
+``m`` and ``v``, ``ScatterAdd`` the deduplicated rows, update the whole variable (for a
+resource variable: ``ResourceScatterAdd`` and a read of the slot after it).
 """
 
 from __future__ import annotations
 
 from tfcompat.framework.op_helper import convert_to_tensor
-from tfcompat.ops import control_flow_ops, math_ops, state_ops, training_ops
+from tfcompat.ops import control_flow_ops, math_ops, resource_variable_ops, state_ops, training_ops
 from tfcompat.train import optimizer
 from tfcompat.util.tf_export import tf_export
 
@@ -57,7 +58,7 @@ class AdamOptimizer(optimizer.Optimizer):
     def _apply_dense(self, grad, var):
         dtype = var.dtype.base_dtype
         beta1_power, beta2_power = self._get_beta_accumulators(var.graph)
-        return training_ops.apply_adam(
+        update = training_ops.apply_adam(
             var,
             self.get_slot(var, "m"),
             self.get_slot(var, "v"),
@@ -69,9 +70,26 @@ class AdamOptimizer(optimizer.Optimizer):
             math_ops.cast(self._epsilon_t, dtype),
             grad,
             use_locking=self._use_locking,
-        ).op
+        )
+        return training_ops.update_op(update)
 
     def _apply_sparse(self, grad, var):
+        def scatter_add(slot, indices, rows):
+            return state_ops.scatter_add(slot, indices, rows, use_locking=self._use_locking)
+
+        return self._apply_sparse_shared(grad.values, grad.indices, var, scatter_add)
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return self._apply_sparse_shared(grad, indices, var, self._resource_scatter_add)
+
+    @staticmethod
+    def _resource_scatter_add(slot, indices, rows):
+        """``ResourceScatterAdd``, then a read of the slot after it."""
+        added = resource_variable_ops.resource_scatter_add(slot.handle, indices, rows)
+        with slot.graph.control_dependencies([added]):
+            return slot.value()
+
+    def _apply_sparse_shared(self, values, indices, var, scatter_add):
         graph = var.graph
         dtype = var.dtype.base_dtype
         beta1_power, beta2_power = self._get_beta_accumulators(graph)
@@ -82,14 +100,11 @@ class AdamOptimizer(optimizer.Optimizer):
         beta2_t = math_ops.cast(self._beta2_t, dtype)
         epsilon_t = math_ops.cast(self._epsilon_t, dtype)
         lr = lr_t * math_ops.sqrt(1 - beta2_power) / (1 - beta1_power)
-        values, indices = grad.values, grad.indices
 
         def decay_then_add(slot, decay, scaled_rows):
             decayed = state_ops.assign(slot, slot * decay, use_locking=self._use_locking)
             with graph.control_dependencies([decayed]):
-                return state_ops.scatter_add(
-                    slot, indices, scaled_rows, use_locking=self._use_locking
-                )
+                return scatter_add(slot, indices, scaled_rows)
 
         m_t = decay_then_add(self.get_slot(var, "m"), beta1_t, values * (1 - beta1_t))
         v_t = decay_then_add(self.get_slot(var, "v"), beta2_t, (values * values) * (1 - beta2_t))

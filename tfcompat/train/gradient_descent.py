@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tfcompat.framework.indexed_slices import IndexedSlices
 from tfcompat.framework.op_helper import convert_to_tensor
-from tfcompat.ops import math_ops, training_ops
+from tfcompat.ops import math_ops, resource_variable_ops, training_ops
 from tfcompat.train import optimizer
 from tfcompat.util.tf_export import tf_export
 
@@ -26,11 +26,18 @@ class GradientDescentOptimizer(optimizer.Optimizer):
         return math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype)
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_gradient_descent(
+        update = training_ops.apply_gradient_descent(
             var, self._lr(var), grad, use_locking=self._use_locking
-        ).op
+        )
+        return training_ops.update_op(update)
 
     def _apply_sparse_duplicate_indices(self, grad, var):
         # A scatter subtraction adds up duplicate rows by itself: no deduplication.
         delta = IndexedSlices(grad.values * self._lr(var), grad.indices, grad.dense_shape)
         return var.scatter_sub(delta, use_locking=self._use_locking)
+
+    def _resource_apply_sparse_duplicate_indices(self, grad, var, indices):
+        # TF adds the negated scaled rows (ResourceScatterAdd) to a resource variable.
+        return resource_variable_ops.resource_scatter_add(
+            var.handle, indices, -grad * self._lr(var)
+        )

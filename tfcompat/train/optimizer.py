@@ -5,6 +5,11 @@
 ``<name>/update_<var>``, grouped by ``_finish``, then the global step increment), building
 the same ops with the same names as TensorFlow. Subclasses implement ``_create_slots``,
 ``_prepare``, ``_apply_dense`` and ``_apply_sparse`` as in TF.
+
+Resource variables take TF's ``_resource_apply_dense`` / ``_resource_apply_sparse`` path.
+By default those call ``_apply_dense`` / ``_apply_sparse``: the update wrappers
+(``training_ops.apply_adam``...) build the ``ResourceApply*`` form for a resource variable,
+and slots and non-slot variables of a resource variable are resource variables (as TF's).
 """
 
 from __future__ import annotations
@@ -70,6 +75,28 @@ class _RefVariableProcessor:
         return optimizer._apply_sparse_duplicate_indices(g, self._v)
 
 
+class _ResourceVariableProcessor:
+    """TF's processor of resource variables: sparse gradients go to
+    ``_resource_apply_sparse_duplicate_indices`` as (values, variable, indices)."""
+
+    def __init__(self, v):
+        self._v = v
+
+    def target(self):
+        return self._v
+
+    def update_op(self, optimizer, g):
+        if isinstance(g, IndexedSlices):
+            if self._v.constraint is not None:
+                raise RuntimeError("Cannot use a constraint function on a sparse variable.")
+            return optimizer._resource_apply_sparse_duplicate_indices(g.values, self._v, g.indices)
+        update_op = optimizer._resource_apply_dense(g, self._v)
+        if self._v.constraint is None:
+            return update_op
+        with self._v.graph.control_dependencies([update_op]):
+            return self._v.assign(self._v.constraint(self._v))
+
+
 class _TensorProcessor:
     def __init__(self, v):
         self._v = v
@@ -82,8 +109,11 @@ class _TensorProcessor:
 
 
 def _get_processor(v):
+    from tfcompat.resource_variables import is_resource_variable
     from tfcompat.variables import Variable
 
+    if is_resource_variable(v):
+        return _ResourceVariableProcessor(v)
     if isinstance(v, Variable):
         return _RefVariableProcessor(v)
     if isinstance(v, Tensor):
@@ -310,6 +340,20 @@ class Optimizer:
         summed, unique = _deduplicate_indexed_slices(grad.values, grad.indices)
         return self._apply_sparse(IndexedSlices(summed, unique, grad.dense_shape), var)
 
+    def _resource_apply_dense(self, grad, var):
+        return self._apply_dense(grad, var)
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return self._apply_sparse(IndexedSlices(grad, indices), var)
+
+    def _resource_apply_sparse_duplicate_indices(self, grad, var, indices):
+        """Calls ``_resource_apply_sparse``, first summing rows with equal indices if it
+        needs distinct indices."""
+        if not self._sparse_needs_unique_indices:
+            return self._resource_apply_sparse(grad, var, indices)
+        summed, unique = _deduplicate_indexed_slices(grad, indices)
+        return self._resource_apply_sparse(summed, var, unique)
+
     def _finish(self, update_ops, name_scope):
         return control_flow_ops.group(*update_ops, name=name_scope)
 
@@ -345,6 +389,7 @@ class Optimizer:
     def _create_non_slot_variable(self, initial_value, name, colocate_with):
         """A variable shared by all updates (Adam's ``beta1_power``), created once per
         graph in the current name scope, colocated with ``colocate_with``."""
+        from tfcompat.resource_variables import is_resource_variable
         from tfcompat.variables import Variable
 
         graph = colocate_with.graph
@@ -352,7 +397,12 @@ class Optimizer:
         v = self._non_slot_dict.get(key)
         if v is None:
             with graph.as_default(), graph.colocate_with(colocate_with.op):
-                v = Variable(initial_value, name=name, trainable=False)
+                v = Variable(
+                    initial_value,
+                    name=name,
+                    trainable=False,
+                    use_resource=is_resource_variable(colocate_with),
+                )
             self._non_slot_dict[key] = v
         return v
 

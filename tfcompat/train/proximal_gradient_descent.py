@@ -41,11 +41,15 @@ class ProximalGradientDescentOptimizer(optimizer.Optimizer):
         return [self._learning_rate_tensor, self._l1_tensor, self._l2_tensor]
 
     def _apply_dense(self, grad, var):
-        return training_ops.apply_proximal_gradient_descent(
-            var, *self._hyper(), grad, use_locking=self._use_locking
-        ).op
+        return training_ops.update_op(
+            training_ops.apply_proximal_gradient_descent(
+                var, *self._hyper(), grad, use_locking=self._use_locking
+            )
+        )
 
     def _apply_sparse(self, grad, var):
-        return training_ops.sparse_apply_proximal_gradient_descent(
-            var, *self._hyper(), grad.values, grad.indices, use_locking=self._use_locking
-        ).op
+        return training_ops.update_op(
+            training_ops.sparse_apply_proximal_gradient_descent(
+                var, *self._hyper(), grad.values, grad.indices, use_locking=self._use_locking
+            )
+        )

@@ -76,7 +76,7 @@ class RMSPropOptimizer(optimizer.Optimizer):
         apply = (
             training_ops.apply_centered_rms_prop if self._centered else training_ops.apply_rms_prop
         )
-        return apply(*self._args(var), grad, use_locking=self._use_locking).op
+        return training_ops.update_op(apply(*self._args(var), grad, use_locking=self._use_locking))
 
     def _apply_sparse(self, grad, var):
         apply = (

@@ -1,7 +1,8 @@
 """Slot variables: per-variable optimizer state (``w/Momentum``, ``w/Adam_1``...).
 
 A slot is a non-trainable variable named ``<primary>/<name>`` (made unique), created at
-the root name scope and colocated with its primary variable, as TensorFlow creates them.
+the root name scope and colocated with its primary variable, as TensorFlow creates them;
+it is a resource variable exactly when its primary is one.
 An initializer (a callable ``(shape, dtype) -> Tensor``) builds its value under
 ``<slot>/Initializer``; a Tensor value is used as given.
 """
@@ -15,6 +16,7 @@ from tfcompat.ops import array_ops
 
 
 def _slot_variable(primary, initial_value, name, colocate_with_primary, dtype=None):
+    from tfcompat.resource_variables import is_resource_variable
     from tfcompat.variables import Variable
 
     graph = primary.graph
@@ -32,6 +34,8 @@ def _slot_variable(primary, initial_value, name, colocate_with_primary, dtype=No
                 name=f"{primary.op.name}/{name}",
                 dtype=dtype,
                 validate_shape=validate,
+                # A resource variable's slots are resource variables (a ref's are refs).
+                use_resource=is_resource_variable(primary),
             )
 
 

@@ -1,0 +1,204 @@
+"""TF1 optimizers on resource variables against TF 2.21: ``ResourceApply*`` /
+``ResourceSparseApply*`` updates (fed dense and sparse gradients, ``minimize`` on small
+models, embedding lookups), resource slots and their names, one XLA call per step."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tfcompat
+from tests.oracle import graph_def_nodes, tf1
+from tests.train.harness import OPTIMIZERS, assert_training_parity, rng_values
+
+STEPS = 20
+SPARSE_INDICES = np.array([0, 4, 2, 0, 4], np.int32)  # duplicates 0 and 4 must add up
+
+
+def resource_variable(tf, value, name):
+    return tf.Variable(value, name=name, use_resource=True)
+
+
+def fed_gradients(tf, optimizer, gs, sparse=True):
+    """Resource variables ``w`` (3x2), ``b`` (2,) and ``emb`` (6x3) with fed gradients,
+    ``emb``'s an IndexedSlices over ``SPARSE_INDICES``."""
+    w = resource_variable(tf, rng_values(0, (3, 2)), "w")
+    b = resource_variable(tf, rng_values(1, (2,)), "b")
+    gw = tf.placeholder(tf.float32, (3, 2), name="gw")
+    gb = tf.placeholder(tf.float32, (2,), name="gb")
+    pairs = [(gw, w), (gb, b)]
+    sparse_feeds = {}
+    if sparse:
+        emb = resource_variable(tf, rng_values(2, (6, 3)), "emb")
+        ge = tf.placeholder(tf.float32, (len(SPARSE_INDICES), 3), name="ge")
+        gi = tf.placeholder(tf.int32, (len(SPARSE_INDICES),), name="gi")
+        pairs.append((tf.IndexedSlices(ge, gi, tf.constant([6, 3])), emb))
+        sparse_feeds = {ge: (len(SPARSE_INDICES), 3), gi: None}
+    train_op = optimizer.apply_gradients(pairs, global_step=gs)
+
+    def feed_fn(step):
+        feed = {gw: rng_values(100 + step, (3, 2)), gb: rng_values(200 + step, (2,))}
+        for ph, shape in sparse_feeds.items():
+            feed[ph] = SPARSE_INDICES if shape is None else rng_values(300 + step, shape)
+        return feed
+
+    return train_op, [], feed_fn
+
+
+def embedding_regression(tf, optimizer, gs):
+    """``get_variable(use_resource=True)`` tables; the lookup's gradient is IndexedSlices
+    of a ``ResourceGather`` (duplicate ids in a batch)."""
+    ids = tf.placeholder(tf.int32, (6,), name="ids")
+    with tf.variable_scope("model", use_resource=True):
+        emb = tf.get_variable("emb", initializer=rng_values(20, (10, 4)))
+        w = tf.get_variable("w", initializer=rng_values(21, (4, 1)))
+    y = tf.constant(rng_values(22, (6, 1)))
+    rows = tf.nn.embedding_lookup(emb, ids)
+    loss = tf.reduce_mean(tf.square(tf.matmul(rows, w) - y))
+
+    def feed_fn(step):
+        return {ids: np.random.default_rng(step).integers(0, 10, 6).astype(np.int32)}
+
+    return optimizer.minimize(loss, global_step=gs), loss, feed_fn
+
+
+def linear_regression(tf, optimizer, gs):
+    x = tf.constant(rng_values(10, (8, 3)))
+    y = tf.constant(rng_values(11, (8, 1)))
+    w = resource_variable(tf, rng_values(12, (3, 1)), "w")
+    b = resource_variable(tf, np.zeros((1,), np.float32), "b")
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+    return optimizer.minimize(loss, global_step=gs), loss, lambda step: None
+
+
+def _one_device_step(result):
+    plan = result.metadata.executable.plan
+    assert [s.kind for s in plan.segments if s.ops] == ["device"]
+    assert result.metadata.executable.compile_count == 1
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_fed_dense_and_sparse_gradients_match_tf(name):
+    theirs, ours = assert_training_parity(fed_gradients, OPTIMIZERS[name], steps=STEPS)
+    assert theirs.variables["global_step"] == STEPS
+    _one_device_step(ours)
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_minimize_embedding_lookup_matches_tf(name):
+    _, ours = assert_training_parity(embedding_regression, OPTIMIZERS[name], steps=STEPS)
+    _one_device_step(ours)
+
+
+@pytest.mark.parametrize("name", ["adam", "momentum", "ftrl", "gradient_descent"])
+def test_minimize_linear_regression_matches_tf(name):
+    theirs, _ = assert_training_parity(linear_regression, OPTIMIZERS[name], steps=STEPS)
+    assert theirs.history[-1] < theirs.history[0]
+
+
+def _graph_nodes(tf, name, sparse):
+    graph = tf.Graph()
+    with graph.as_default():
+        gs = tf.train.get_or_create_global_step()
+        fed_gradients(tf, OPTIMIZERS[name](tf, gs), gs, sparse=sparse)
+    return graph_def_nodes(graph)
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_dense_update_graph_matches_tf(name):
+    """Node names, op types (``ResourceApply*``, resource slots), inputs and attrs."""
+    ours, theirs = _graph_nodes(tfcompat, name, False), _graph_nodes(tf1(), name, False)
+    assert sorted(ours) == sorted(theirs)
+    for node, (op, inputs, attrs) in theirs.items():
+        assert ours[node][0] == op, node
+        assert ours[node][1] == inputs, node
+        assert sorted(ours[node][2]) == sorted(k for k in attrs if k != "_output_shapes"), node
+    assert any(op.startswith("ResourceApply") for op, _, _ in ours.values())
+
+
+# TF's deduplication nodes (Unique + UnsortedSegmentSum), which our sparse kernels make
+# unnecessary (Adam's scatter path: one UniqueSegmentSum instead).
+_TF_DEDUP_OPS = {"Unique", "Shape", "StridedSlice", "UnsortedSegmentSum", "Const"}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_sparse_update_ops_match_tf(name):
+    """The sparse update of ``emb`` uses TF's ops (``ResourceSparseApply*``,
+    ``ResourceScatterAdd``...) under the same node names."""
+    ours, theirs = _graph_nodes(tfcompat, name, True), _graph_nodes(tf1(), name, True)
+
+    def update_nodes(nodes, skip):
+        return {
+            n: op
+            for n, (op, _, _) in nodes.items()
+            if "/update_emb/" in n
+            and op not in skip
+            and not n.split("/")[-2].startswith("strided_slice")
+        }
+
+    expected = update_nodes(theirs, _TF_DEDUP_OPS)
+    assert update_nodes(ours, _TF_DEDUP_OPS | {"UniqueSegmentSum"}) == expected
+    assert any(op.startswith("Resource") for op in expected.values())
+
+
+def test_adam_resource_slots_and_beta_powers_as_tf():
+    def build(tf):
+        graph = tf.Graph()
+        with graph.as_default():
+            w = resource_variable(tf, np.ones((2, 2), np.float32), "w")
+            a = resource_variable(tf, np.ones((2,), np.float32), "a")
+            with tf.name_scope("outer"):
+                opt = tf.train.AdamOptimizer(0.1)
+                opt.apply_gradients([(tf.ones((2, 2)), w), (tf.ones((2,)), a)])
+            slots = [opt.get_slot(w, "m"), opt.get_slot(w, "v")]
+            return (
+                opt.get_slot_names(),
+                [(s.name, s.op.type) for s in slots],
+                [(v.name, v.op.type) for v in opt.variables()],
+                graph.get_operation_by_name("outer/beta1_power").colocation_groups(),
+            )
+
+    ours = build(tfcompat)
+    assert ours == build(tf1())
+    assert ours[1] == [("w/Adam:0", "VarHandleOp"), ("w/Adam_1:0", "VarHandleOp")]
+
+
+def test_ref_variable_slots_stay_ref_variables_when_resource_variables_are_enabled():
+    """Slots follow their primary, whatever the default."""
+
+    def build(tf):
+        tf.enable_resource_variables()
+        try:
+            with tf.Graph().as_default():
+                w = tf.Variable(np.ones((2,), np.float32), name="w", use_resource=False)
+                opt = tf.train.MomentumOptimizer(0.1, 0.9)
+                opt.apply_gradients([(tf.ones((2,)), w)])
+                return opt.get_slot(w, "momentum").op.type
+        finally:
+            tf.disable_resource_variables()
+
+    assert build(tfcompat) == build(tf1()) == "VariableV2"
+
+
+@pytest.mark.parametrize("missing", ["w", "w/Momentum", "e/Momentum"])
+def test_update_of_uninitialized_variable_raises_as_tf(missing):
+    """An update whose variable or slot holds no value: TF's InternalError."""
+
+    def message(tf, backend=None):
+        with tf.Graph().as_default():
+            w = resource_variable(tf, np.ones((2,), np.float32), "w")
+            e = resource_variable(tf, np.ones((3, 2), np.float32), "e")
+            sparse = tf.IndexedSlices(tf.ones((1, 2)), tf.constant([1]))
+            opt = tf.train.MomentumOptimizer(0.1, 0.9)
+            op = opt.apply_gradients([(tf.ones((2,)), w), (sparse, e)])
+            kwargs = {"backend": backend} if backend else {}
+            with tf.Session(**kwargs) as sess:
+                sess.run([v.initializer for v in tf.global_variables() if v.op.name != missing])
+                with pytest.raises(tf.errors.InternalError) as info:
+                    sess.run(op)
+        return info.value.message.split("\n")[-2:]
+
+    theirs = message(tf1())
+    assert theirs[0] == "Invalid variable reference."
+    for backend in ("xla", "reference"):
+        assert message(tfcompat, backend) == theirs
