@@ -3,8 +3,11 @@ joining, padding, filling)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from lowering.reference.const_inputs import derived
 from lowering.registry import reference
 from tfcompat.framework import errors
 
@@ -57,12 +60,17 @@ def _rank(ctx, op, x):
 
 
 # -- reshaping ----------------------------------------------------------------------------------
+def _reshape_target(_, shape):
+    """(target dims, product of the known ones, whether one is -1)."""
+    target = _ints(shape)
+    return target, math.prod(d for d in target if d != -1), -1 in target
+
+
 @reference("Reshape")
 def _reshape(ctx, op, x, shape):
     x = np.asarray(x)
-    target = _ints(shape)
-    known = int(np.prod([d for d in target if d != -1]))
-    if -1 not in target and known != x.size or -1 in target and (known == 0 or x.size % known):
+    target, known, inferred = derived(op, 1, (shape,), None, _reshape_target)
+    if inferred and (known == 0 or x.size % known) or not inferred and known != x.size:
         raise errors.InvalidArgumentError(
             None,
             op,
@@ -159,7 +167,13 @@ def _concat_offset(ctx, op, axis, *shapes):
 
 @reference("Pack")
 def _pack(ctx, op, *xs):
-    return np.stack([np.asarray(x) for x in xs], axis=op.attrs["axis"])
+    axis = op.attrs["axis"]
+    if axis == 0 and all(isinstance(x, (np.ndarray, np.generic)) and not x.ndim for x in xs):
+        # Scalars (shape arithmetic): one array from the list, without np.stack's checks.
+        dtype = xs[0].dtype
+        if dtype.kind != "O" and all(x.dtype == dtype for x in xs):
+            return np.array(xs, dtype=dtype)
+    return np.stack([np.asarray(x) for x in xs], axis=axis)
 
 
 @reference("Unpack")

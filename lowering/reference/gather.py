@@ -14,7 +14,16 @@ def _fail(op, message):
     raise errors.InvalidArgumentError(None, op, f"{message}\n\t [[{{{{node {op.name}}}}}]]")
 
 
+# Signed index dtypes -> their unsigned twins (same width).
+_UNSIGNED = {np.dtype(f"int{bits}"): np.dtype(f"uint{bits}") for bits in (8, 16, 32, 64)}
+
+
 def _check_range(op, indices, limit):
+    # The common (valid) case costs one reduction: viewed as unsigned, negative indices are
+    # larger than any limit.
+    unsigned = _UNSIGNED.get(indices.dtype)
+    if unsigned is not None and indices.size and int(indices.view(unsigned).max()) < limit:
+        return
     bad = np.argwhere((indices < 0) | (indices >= limit))
     if bad.size:
         where = ",".join(str(int(v)) for v in bad[0])
@@ -31,8 +40,16 @@ def _gather(params, indices, axis, batch_dims):
 def _gather_v2(ctx, op, params, indices, axis):
     params, indices = np.asarray(params), np.asarray(indices)
     axis = int(axis) % params.ndim
-    batch_dims = op.attrs["batch_dims"] % indices.ndim if indices.ndim else 0
-    _check_range(op, indices, params.shape[axis])
+    limit = params.shape[axis]
+    if not indices.ndim:  # a scalar index: no array reductions
+        i = int(indices)
+        if not 0 <= i < limit:
+            _check_range(op, indices, limit)
+        if params.ndim == 1:  # one element of a shape vector (a numpy scalar, as np.take)
+            return params[i]
+        return np.take(params, indices, axis=axis)
+    batch_dims = op.attrs["batch_dims"] % indices.ndim
+    _check_range(op, indices, limit)
     return _gather(params, indices, axis, batch_dims)
 
 

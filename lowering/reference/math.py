@@ -9,25 +9,36 @@ import functools
 import numpy as np
 import scipy.special
 
+from lowering.reference.const_inputs import derived
 from lowering.registry import REFERENCE, elementwise, reference
 from tfcompat.framework import constant_value as constant_value_lib
 
 _LOW_PRECISION = ("float16", "bfloat16")
 
 
-def _quiet(fn):
+_LOW_DTYPES = frozenset(np.dtype(name) for name in _LOW_PRECISION)
+
+
+def _quiet(fn, exact=False):
     """Runs ``fn`` on arrays with numpy's floating-point warnings off (inf/nan results are
-    the answers TF gives), computing half/bfloat16 in float32."""
+    the answers TF gives), computing half/bfloat16 in float32.
+
+    ``exact`` functions (comparisons, logical ops) never warn and are exact in any dtype:
+    they skip both.
+    """
 
     @functools.wraps(fn)
     def wrapped(*xs):
         xs = [np.asarray(x) for x in xs]
+        if exact:
+            return np.asarray(fn(*xs))
         dtype = xs[0].dtype
-        if dtype.name in _LOW_PRECISION:
+        low = dtype in _LOW_DTYPES
+        if low:
             xs = [x.astype(np.float32) if x.dtype == dtype else x for x in xs]
         with np.errstate(all="ignore"):
             out = np.asarray(fn(*xs))
-        if dtype.name in _LOW_PRECISION and out.dtype == np.float32:
+        if low and out.dtype == np.float32:
             out = out.astype(dtype)
         return out
 
@@ -174,7 +185,11 @@ _FUNCTIONS = {
     "ClipByValue": lambda t, lo, hi: np.clip(t, lo, hi),
     "SelectV2": np.where,
 }
-elementwise(REFERENCE, {op_type: _quiet(f) for op_type, f in _FUNCTIONS.items()})
+# Comparisons and logical ops: no floating-point warnings to silence, no rounding to undo.
+_EXACT = frozenset(
+    {"Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "LogicalNot"}
+)
+elementwise(REFERENCE, {op_type: _quiet(f, op_type in _EXACT) for op_type, f in _FUNCTIONS.items()})
 
 
 def _equality(compare, incompatible_value):
@@ -203,8 +218,12 @@ def _approximate_equal(ctx, op, x, y):
 
 @reference("Cast")
 def _cast(ctx, op, x):
+    x = np.asarray(x)
+    dtype = np.dtype(op.attrs["DstT"].as_numpy_dtype)
+    if x.dtype.kind in "biu" and dtype.kind in "biu":  # integers wrap: numpy never warns
+        return x.astype(dtype)
     with np.errstate(all="ignore"):
-        return np.asarray(x).astype(op.attrs["DstT"].as_numpy_dtype)
+        return x.astype(dtype)
 
 
 @reference("Select")
@@ -223,7 +242,10 @@ def _select(ctx, op, cond, t, e):
 
 @reference("Where")
 def _where(ctx, op, x):
-    return np.argwhere(np.asarray(x)).astype(np.int64)
+    x = np.asarray(x)
+    if x.ndim == 1:  # the common mask of a sparse column: positions as an [n, 1] matrix
+        return x.nonzero()[0].astype(np.int64).reshape(-1, 1)
+    return np.argwhere(x).astype(np.int64)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -336,8 +358,10 @@ def _extreme(np_fn, lowest):
 
 
 _REDUCERS = {
-    "Sum": lambda x, axis, keepdims: np.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype),
-    "Prod": lambda x, axis, keepdims: np.prod(x, axis=axis, keepdims=keepdims, dtype=x.dtype),
+    "Sum": lambda x, axis, keepdims: np.add.reduce(x, axis=axis, keepdims=keepdims, dtype=x.dtype),
+    "Prod": lambda x, axis, keepdims: np.multiply.reduce(
+        x, axis=axis, keepdims=keepdims, dtype=x.dtype
+    ),
     "Max": _extreme(np.max, lowest=True),
     "Min": _extreme(np.min, lowest=False),
     "All": lambda x, axis, keepdims: np.all(x, axis=axis, keepdims=keepdims),
@@ -348,7 +372,9 @@ _REDUCERS = {
 def _reduction(reduce):
     def kernel(ctx, op, x, axes):
         x = np.asarray(x)
-        axis = _axes(op, x, axes)
+        axis = derived(op, 1, (axes,), x.ndim, lambda _, a: _axes(op, x, a))
+        if x.dtype.kind in "biu":  # integer sums and products wrap without warnings
+            return np.asarray(reduce(x, axis, op.attrs["keep_dims"]))
         with np.errstate(all="ignore"):
             return np.asarray(reduce(x, axis, op.attrs["keep_dims"]))
 

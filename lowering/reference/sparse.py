@@ -6,6 +6,8 @@ all ``-1`` are padding (``lowering/buckets.py``) and are skipped by the dense-ou
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from lowering.registry import reference
@@ -175,18 +177,17 @@ for _reduction in ("Sum", "Mean", "SqrtN"):
 # ---------------------------------------------------------------------------------------------
 # Host ops: value-dependent sizes
 # ---------------------------------------------------------------------------------------------
-@reference("SparseReshape")
-def _sparse_reshape(ctx, op, indices, shape, new_shape):
-    indices, shape = np.asarray(indices, np.int64), np.asarray(shape, np.int64)
-    target = np.asarray(new_shape, np.int64).copy()
-    size = int(np.prod(shape))
-    unknown = np.flatnonzero(target == -1)
+def _reshape_target(op, shape, new_shape):
+    """The output dense shape (``new_shape`` with its -1 resolved), as a list of ints."""
+    size = math.prod(shape)
+    target = list(new_shape)
+    unknown = [i for i, d in enumerate(target) if d == -1]
     if len(unknown) > 1:
         raise _invalid(
             op, f"only one output dimension may be -1, not both {unknown[0]} and {unknown[1]}"
         )
-    known = int(np.prod(target[target != -1]))
-    if len(unknown):
+    if unknown:
+        known = math.prod(d for d in target if d != -1)
         if known == 0 or size % known:
             raise _invalid(
                 op,
@@ -195,28 +196,37 @@ def _sparse_reshape(ctx, op, indices, shape, new_shape):
                 f"inputShape={_text(shape)} outputShape={_text(target)}",
             )
         target[unknown[0]] = size // known
-    if int(np.prod(target)) != size:
+    if math.prod(target) != size:
         raise _invalid(
             op,
             f"Input to reshape is a tensor with {size} dense values, but the "
-            f"requested shape has {int(np.prod(target))}. inputShape={_text(shape)} "
+            f"requested shape has {math.prod(target)}. inputShape={_text(shape)} "
             f"outputShape={_text(target)}",
         )
+    return target
+
+
+@reference("SparseReshape")
+def _sparse_reshape(ctx, op, indices, shape, new_shape):
+    indices = np.asarray(indices, np.int64)
+    shape = np.asarray(shape, np.int64).reshape(-1).tolist()
+    target = _reshape_target(op, shape, np.asarray(new_shape, np.int64).reshape(-1).tolist())
+    out_shape = np.array(target, np.int64)
     if not len(indices):
-        return np.zeros((0, len(target)), np.int64), target
-    if np.array_equal(target, shape):  # feature columns' common [-1, n] of a rank-2 input
-        return indices.copy(), target
+        return np.zeros((0, len(target)), np.int64), out_shape
+    if target == shape:  # feature columns' common [-1, n] of a rank-2 input
+        return indices.copy(), out_shape
     flat = (
         np.ravel_multi_index(tuple(indices.T), tuple(shape))
-        if shape.size
+        if shape
         else np.zeros(len(indices), np.int64)
     )
     out = (
         np.stack(np.unravel_index(flat, tuple(target)), axis=1)
-        if target.size
+        if target
         else np.zeros((len(indices), 0))
     )
-    return out.astype(np.int64), target
+    return out.astype(np.int64), out_shape
 
 
 def _text(shape):
@@ -261,8 +271,12 @@ def _sparse_fill_empty_rows(ctx, op, indices, values, dense_shape, default):
             op,
             f"Received SparseTensor with dense_shape[0] = 0 but indices.shape[0] = {len(indices)}",
         )
+    row = indices[:, 0]
     empty = np.ones(rows, bool)
-    empty[indices[:, 0]] = False
+    empty[row] = False
+    if not empty.any() and (len(row) < 2 or (row[1:] >= row[:-1]).all()):
+        # Every row has entries, already in row order (the common batch): nothing moves.
+        return indices.copy(), values.copy(), empty, np.arange(len(row), dtype=np.int64)
     filler = np.zeros((int(empty.sum()), indices.shape[1]), np.int64)
     filler[:, 0] = np.flatnonzero(empty)
     all_indices = np.concatenate([indices, filler])
