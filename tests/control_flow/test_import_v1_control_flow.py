@@ -353,6 +353,23 @@ def test_imported_under_a_prefix():
     assert_imported_runs(training_through_while, name="net")
 
 
+def test_two_imports_in_one_graph_with_input_map():
+    """The same loop-with-gradients GraphDef imported twice (its frames, stacks and regions
+    kept apart), once with its placeholder mapped to a tensor of the graph."""
+    tf = _tf_v1()
+    graph, names, _ = _build(tf, gradients_through_while)
+    theirs = _run(tf, graph, names, [{"x:0": X3 * 2.0, "n:0": 3}])[0]
+    graph_def = graph.as_graph_def()
+    with tfcompat.Graph().as_default():
+        doubled = tfcompat.constant(X3) * 2.0
+        tfcompat.import_graph_def(graph_def, name="a")
+        tfcompat.import_graph_def(graph_def, name="b", input_map={"x:0": doubled})
+        with tfcompat.Session() as sess:
+            fetches = [p + n for p in ("a/", "b/") for n in names]
+            ours = sess.run(fetches, {"a/x:0": X3 * 2.0, "a/n:0": 3, "b/n:0": 3})
+    assert_values_close(ours, theirs + theirs, 1e-5, 1e-6)
+
+
 @pytest.mark.parametrize("program", [dynamic_rnn, rnn_training], ids=lambda p: p.__name__)
 def test_dynamic_rnn(program):
     assert_imported_runs(program)
