@@ -249,3 +249,51 @@ def test_assign_of_incompatible_shape_raises_value_error_as_tf():
                 v.assign(np.zeros((3, 2), np.float32))
             messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# GraphDefs written by TF
+# ---------------------------------------------------------------------------------------------
+def _training_graph_def(tf):
+    """A GraphDef of resource variables, an embedding lookup and an SGD step."""
+    with tf.Graph().as_default() as graph:
+        w = tf.Variable(_table(7, (5, 2)), name="w", use_resource=True)
+        b = tf.get_variable("b", initializer=np.ones(2, np.float32), use_resource=True)
+        ids = tf.placeholder(tf.int32, (3,), name="ids")
+        loss = tf.reduce_sum(tf.square(tf.nn.embedding_lookup(w, ids) + b))
+        tf.train.GradientDescentOptimizer(0.1).minimize(loss, name="train")
+        tf.identity(loss, name="loss")
+        tf.group(w.initializer, b.initializer, name="init")
+    graph_def = graph.as_graph_def()
+    return tf1().GraphDef.FromString(graph_def.SerializeToString())
+
+
+def _run_imported(tf, graph_def, backend=None):
+    with tf.Graph().as_default():
+        tf.import_graph_def(graph_def, name="")
+        kwargs = {"backend": backend} if backend else {}
+        with tf.Session(**kwargs) as sess:
+            sess.run("init")
+            feed = {"ids:0": np.array([4, 0, 4], np.int32)}
+            losses = [sess.run(["loss:0", "train"], feed)[0] for _ in range(3)]
+            return losses, sess.run(["w/Read/ReadVariableOp:0", "b/Read/ReadVariableOp:0"])
+
+
+@pytest.mark.parametrize("backend", ["xla", "reference"])
+def test_import_of_tf_graph_def_runs_as_in_tf(backend):
+    graph_def = _training_graph_def(tf1())
+    assert {"VarHandleOp", "ResourceGather", "ResourceScatterAdd"} <= {n.op for n in graph_def.node}
+    ours = _run_imported(tfcompat, graph_def, backend)
+    theirs = _run_imported(tf1(), graph_def)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-5)
+    for a, b in zip(ours[1], theirs[1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_our_graph_def_runs_in_tf():
+    graph_def = _training_graph_def(tfcompat)
+    ours = _run_imported(tfcompat, graph_def)
+    theirs = _run_imported(tf1(), graph_def)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-5)
+    for a, b in zip(ours[1], theirs[1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

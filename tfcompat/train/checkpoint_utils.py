@@ -208,13 +208,15 @@ def _set_checkpoint_initializer(
     variable, ckpt_file, tensor_name, slice_spec, name="checkpoint_initializer"
 ):
     """Makes ``variable``'s initializer assign ``tensor_name`` read from the checkpoint."""
-    from tfcompat.train.saver import Saveable
+    from tfcompat.train.saver import make_saveable
 
     with scopes.device(variable.device), scopes.device("/cpu:0"):
         restored = io_ops.restore_v2(
             ckpt_file, [tensor_name], [slice_spec], [variable.dtype.base_dtype], name=name
         )[0]
-    variable._initializer_op = Saveable(variable, slice_spec, tensor_name).restore(restored).op
+    restore = make_saveable(variable, slice_spec, tensor_name).restore(restored)
+    # A ref variable's restore is an Assign's output, a resource variable's an op.
+    variable._initializer_op = getattr(restore, "op", restore)
     restored.set_shape(variable.shape)
     variable._initial_value = restored
 

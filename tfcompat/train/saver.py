@@ -11,7 +11,9 @@ names, so a GraphDef holding it imports into TF and a ``SaverDef`` names the sam
 
 ``save`` runs ``save/control_dependency`` feeding the prefix, then maintains the directory's
 ``checkpoint`` state file and deletes checkpoints beyond ``max_to_keep``; ``restore`` runs
-``save/restore_all``. The ops are host ops (``tfcompat/ops/io_ops.py``); the checkpoint
+``save/restore_all``. A resource variable is saved from its ``v/Read/ReadVariableOp`` and
+restored by ``save/Identity_N`` + ``save/AssignVariableOp_N``, under the same key as a ref
+variable of that name, as TF does. The ops are host ops (``tfcompat/ops/io_ops.py``); the checkpoint
 files are byte-compatible with TensorFlow's in both directions.
 """
 
@@ -54,6 +56,36 @@ class Saveable:
             restored_tensor = array_ops.reshape(restored_tensor, restored_shape)
         validate = restored_shape is None and self.variable.get_shape().is_fully_defined()
         return state_ops.assign(self.variable, restored_tensor, validate_shape=validate)
+
+
+class ResourceSaveable(Saveable):
+    """A resource variable: saved from its ``v/Read/ReadVariableOp``, restored by an
+    ``Identity`` of the restored tensor and an ``AssignVariableOp`` (TF's nodes)."""
+
+    def __init__(self, variable, slice_spec, name):
+        super().__init__(variable, slice_spec, name)
+        self.tensor = variable._graph_element
+
+    def restore(self, restored_tensor, restored_shape=None):
+        from tfcompat.ops import resource_variable_ops
+
+        if restored_shape is not None:
+            restored_tensor = array_ops.reshape(restored_tensor, restored_shape)
+        graph = restored_tensor.graph
+        with graph.device(self.variable.device):
+            restored_tensor = array_ops.identity(restored_tensor)
+            shape = self.variable.get_shape()
+            if not shape.is_compatible_with(restored_tensor.shape):
+                raise ValueError(f"Shapes {shape} and {restored_tensor.shape} are incompatible")
+            return resource_variable_ops.assign_variable_op(self.variable.handle, restored_tensor)
+
+
+def make_saveable(variable, slice_spec, name) -> Saveable:
+    """The Saveable of a ref or resource variable."""
+    from tfcompat.resource_variables import is_resource_variable
+
+    kind = ResourceSaveable if is_resource_variable(variable) else Saveable
+    return kind(variable, slice_spec, name)
 
 
 def _is_partitioned(value) -> bool:
@@ -107,7 +139,7 @@ def saveables_for(names_to_vars: dict) -> list[Saveable]:
             seen.add(var)
             info = getattr(var, "_save_slice_info", None)
             spec = info.spec if isinstance(value, (list, tuple)) and info is not None else ""
-            saveables.append(Saveable(var, spec, name))
+            saveables.append(make_saveable(var, spec, name))
     return saveables
 
 
