@@ -372,7 +372,7 @@ class Graph:
             current.update(controller.control_ops)
         control_ops = []
         for c in control_inputs:
-            if hasattr(c, "_handle") and not isinstance(c, (Tensor, Operation)):
+            if getattr(c, "_should_act_as_resource_variable", False):
                 # A resource variable (or a write's result): its op, not a read of it (TF).
                 c = c.op
             if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
