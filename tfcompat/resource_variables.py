@@ -68,6 +68,9 @@ class BaseResourceVariable(Variable):
     Subclasses set ``_handle``, ``_dtype``, ``_shape``, ``_graph_element``."""
 
     _cached_value = None
+    # Marks resource variables for code that cannot import this module (Graph): control
+    # dependencies and tf.group on one use its op, never a read of it.
+    _should_act_as_resource_variable = True
 
     # -- identity ---------------------------------------------------------------------------
     @property

@@ -19,7 +19,7 @@ def no_op(name=None):
 
 
 def _as_op(x):
-    if hasattr(x, "_handle") and not isinstance(x, (Tensor, Operation)):
+    if getattr(x, "_should_act_as_resource_variable", False):
         return x.op  # a resource variable, or a write's result: its op, not a read (TF)
     if hasattr(x, "_as_graph_element") and not isinstance(x, (Tensor, Operation)):
         x = x._as_graph_element()

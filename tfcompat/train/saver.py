@@ -13,8 +13,8 @@ names, so a GraphDef holding it imports into TF and a ``SaverDef`` names the sam
 ``checkpoint`` state file and deletes checkpoints beyond ``max_to_keep``; ``restore`` runs
 ``save/restore_all``. A resource variable is saved from its ``v/Read/ReadVariableOp`` and
 restored by ``save/Identity_N`` + ``save/AssignVariableOp_N``, under the same key as a ref
-variable of that name, as TF does. The ops are host ops (``tfcompat/ops/io_ops.py``); the checkpoint
-files are byte-compatible with TensorFlow's in both directions.
+variable of that name, as TF does. The ops are host ops (``tfcompat/ops/io_ops.py``); the
+checkpoint files are byte-compatible with TensorFlow's in both directions.
 """
 
 from __future__ import annotations
