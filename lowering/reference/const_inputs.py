@@ -9,10 +9,9 @@ objects again; any other value (a fed Const, a computed input) is prepared on ev
 
 from __future__ import annotations
 
-import weakref
-
-# op -> (the Const value objects the entry was derived from, key, derived value)
-_MEMO: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# The memo lives on the Operation itself (it goes away with its graph):
+# (the Const value objects it was derived from, key, derived value).
+_ATTR = "_reference_const_inputs_memo"
 
 
 def _const_values(op, first, values) -> bool:
@@ -26,18 +25,21 @@ def _const_values(op, first, values) -> bool:
 
 
 def derived(op, first, values, key, derive):
-    """``derive(key, *values)`` where ``values`` are ``op``'s inputs ``first, first+1, ...``
-    and ``key`` (hashable: e.g. the data input's shape) is whatever else it depends on.
+    """``derive(key, *values)`` where ``values`` (a tuple) are ``op``'s inputs ``first,
+    first+1, ...`` and ``key`` (hashable: e.g. the data input's shape) is whatever else it
+    depends on.
 
     Remembered per op while ``values`` are the op's Const values; errors from ``derive``
     propagate and leave nothing remembered.
     """
-    entry = _MEMO.get(op)
+    entry = getattr(op, _ATTR, None)
     if entry is not None and entry[1] == key:
-        seen = entry[0]
-        if len(seen) == len(values) and all(a is b for a, b in zip(seen, values)):
+        for seen, value in zip(entry[0], values):
+            if seen is not value:
+                break
+        else:
             return entry[2]
     result = derive(key, *values)
     if _const_values(op, first, values):
-        _MEMO[op] = (tuple(values), key, result)
+        setattr(op, _ATTR, (values, key, result))
     return result

@@ -32,7 +32,7 @@ def _check_range(op, indices, limit):
 
 def _gather(params, indices, axis, batch_dims):
     if batch_dims == 0:
-        return np.take(params, indices, axis=axis)
+        return params.take(indices, axis=axis)
     return np.stack([_gather(p, i, axis - 1, batch_dims - 1) for p, i in zip(params, indices)])
 
 
@@ -45,9 +45,9 @@ def _gather_v2(ctx, op, params, indices, axis):
         i = int(indices)
         if not 0 <= i < limit:
             _check_range(op, indices, limit)
-        if params.ndim == 1:  # one element of a shape vector (a numpy scalar, as np.take)
+        if params.ndim == 1:  # one element of a shape vector (a numpy scalar, as take gives)
             return params[i]
-        return np.take(params, indices, axis=axis)
+        return params.take(indices, axis=axis)
     batch_dims = op.attrs["batch_dims"] % indices.ndim
     _check_range(op, indices, limit)
     return _gather(params, indices, axis, batch_dims)

@@ -265,7 +265,7 @@ def _sparse_concat(ctx, op, *inputs):
 def _sparse_fill_empty_rows(ctx, op, indices, values, dense_shape, default):
     # Host inputs may be device arrays: convert once (indexing them dispatches device ops).
     indices, values = np.asarray(indices, np.int64), np.asarray(values)
-    rows, default = int(np.asarray(dense_shape)[0]), np.asarray(default)
+    rows = int(np.asarray(dense_shape)[0])
     if rows == 0 and len(indices):
         raise _invalid(
             op,
@@ -280,7 +280,7 @@ def _sparse_fill_empty_rows(ctx, op, indices, values, dense_shape, default):
     filler = np.zeros((int(empty.sum()), indices.shape[1]), np.int64)
     filler[:, 0] = np.flatnonzero(empty)
     all_indices = np.concatenate([indices, filler])
-    all_values = np.concatenate([values, np.full(len(filler), default, values.dtype)])
+    all_values = np.concatenate([values, np.full(len(filler), np.asarray(default), values.dtype)])
     order = np.argsort(all_indices[:, 0], kind="stable")
     position = np.empty(len(order), np.int64)
     position[order] = np.arange(len(order))
