@@ -166,6 +166,12 @@ class HostProgram:
         constant = _constant_ops(self.ops, rules)
         self._constant_ops = [op for op in self.ops if op in constant]
         self._constants = None  # their outputs, from the first run
+        # Tensors whose value is never a VarRef: outputs of stateless kernels that received
+        # values only. Other inputs (from outside the program, variables, forwarded refs)
+        # are checked on every run.
+        plain = {t for op in self._constant_ops for t in op.outputs}
+        # Per op: (op, rule or None for a forwarded ref, inputs, positions of inputs that
+        # may hold a VarRef to read, the single output or None for several/none).
         self._steps = []
         for op in self.ops:
             if op in constant:
@@ -173,24 +179,38 @@ class HostProgram:
             rule = rules.get(op.type)
             if rule is None:
                 raise _missing_rule(op, backend)
+            if _forwards_ref(op):
+                self._steps.append((op, None, (), (), None))
+                continue
             modes = input_modes(op)
-            self._steps.append((op, rule, tuple(op.inputs), any(not m for m in modes), modes))
+            reads = tuple(
+                i
+                for i, (t, keep) in enumerate(zip(op.inputs, modes))
+                if not keep and t not in plain
+            )
+            outputs = op.outputs
+            if not (op.op_def.is_stateful or op.type.startswith("_") or any(modes)):
+                plain.update(outputs)
+            single = outputs[0] if len(outputs) == 1 else None
+            self._steps.append((op, rule, tuple(op.inputs), reads, single))
 
     def run(self, env: dict, ctx: Context):
         if self._constants is None:
             # Every constant output is kept: a later segment or a fetch may read it too.
             self._constants = run_ops(self._constant_ops, {}, REFERENCE, ctx)
         env.update(self._constants)
-        for op, rule, inputs, reads_values, modes in self._steps:
-            if op.type in REF_FORWARDING and _forwards_ref(op):
+        for op, rule, inputs, reads, single in self._steps:
+            if rule is None:
                 _forward_ref(op, env)
                 continue
             args = [env[t] for t in inputs]
-            if reads_values:
-                for i, keep_ref in enumerate(modes):
-                    if not keep_ref and isinstance(args[i], VarRef):
-                        args[i] = ctx.read_var(args[i], op)
-            _store(op, _call(op, rule, args, ctx), env)
+            for i in reads:
+                if isinstance(args[i], VarRef):
+                    args[i] = ctx.read_var(args[i], op)
+            if single is not None:
+                env[single] = _call(op, rule, args, ctx)
+            else:
+                _store(op, _call(op, rule, args, ctx), env)
         return env
 
 
