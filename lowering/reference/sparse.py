@@ -261,6 +261,16 @@ def _sparse_concat(ctx, op, *inputs):
     return all_indices[order], all_values[order], out_shape
 
 
+def _covers_rows_in_order(row, rows) -> bool:
+    """Whether the entries' row ids ``row`` are sorted and name every row of ``rows``: they
+    go from 0 to rows - 1 in steps of 0 or 1 (as unsigned, a step down is huge)."""
+    if not len(row):
+        return rows == 0
+    if row[0] != 0 or row[-1] != rows - 1:
+        return False
+    return len(row) < 2 or int((row[1:] - row[:-1]).view(np.uint64).max()) <= 1
+
+
 @reference("SparseFillEmptyRows")
 def _sparse_fill_empty_rows(ctx, op, indices, values, dense_shape, default):
     # Host inputs may be device arrays: convert once (indexing them dispatches device ops).
@@ -272,11 +282,15 @@ def _sparse_fill_empty_rows(ctx, op, indices, values, dense_shape, default):
             f"Received SparseTensor with dense_shape[0] = 0 but indices.shape[0] = {len(indices)}",
         )
     row = indices[:, 0]
+    if _covers_rows_in_order(row, rows):  # the common batch: nothing to fill or move
+        return (
+            indices.copy(),
+            values.copy(),
+            np.zeros(rows, bool),
+            np.arange(len(row), dtype=np.int64),
+        )
     empty = np.ones(rows, bool)
     empty[row] = False
-    if not empty.any() and (len(row) < 2 or (row[1:] >= row[:-1]).all()):
-        # Every row has entries, already in row order (the common batch): nothing moves.
-        return indices.copy(), values.copy(), empty, np.arange(len(row), dtype=np.int64)
     filler = np.zeros((int(empty.sum()), indices.shape[1]), np.int64)
     filler[:, 0] = np.flatnonzero(empty)
     all_indices = np.concatenate([indices, filler])
