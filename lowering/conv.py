@@ -12,6 +12,11 @@ bench's second layer: 9.7 ms forward vs 9.6 ms for the [12544, 800] x [800, 64] 
 im2col + dot only adds the patches: forward 9.8 -> 52 ms, filter gradient 10 -> 57 ms
 (first layer, 1 input channel: 0.9 -> 2.4 and 1.6 -> 3.2 ms).
 
+Max pooling follows TF's CPU kernels on NaN and ties (measured on TF 2.21): the spatial
+forward ops skip NaN, 2-D ``MaxPoolGrad`` picks each window's first element and then only
+strictly greater ones, ``MaxPool3DGrad`` every element equal to a finite output, and the
+second-order ops the first element equal to ``orig_output`` (see each function).
+
 Pooling gradients avoid ``select_and_scatter`` (what ``jax.vjp`` of a max ``reduce_window``
 gives), which XLA's CPU backend runs slowly. ``MaxPoolGrad`` routes each output gradient to
 the first maximum of its window in row-major order (TF's choice among tied values): one
@@ -287,6 +292,43 @@ def _lowest(dtype):
     return np.array(jnp.iinfo(dtype).min, dtype)
 
 
+# Where TF's default x86 build runs a MaxPool / MaxPool3D graph without its gradient, it
+# runs oneDNN kernels, which compute 16-bit floats in float32: a window with no number gives
+# float32's lowest value, -inf once rounded to float16 / bfloat16. TF's own kernels (MaxPoolV2
+# always, the others beside a gradient or under TF_ENABLE_ONEDNN_OPTS=0) start from the
+# dtype's lowest finite value (-65504 in float16). We follow the forward-only graphs.
+_FLOAT32_START = frozenset({"MaxPool", "MaxPool3D"})
+
+
+def empty_window_value(dtype, float32_start=False):
+    """What TF's max pooling gives for a window with no number in it (only NaN, -inf or
+    padding): the lowest finite value of the dtype it computes in (float32 for 16-bit
+    floats when ``float32_start``; integers: the minimum)."""
+    dtype = np.dtype(dtype)
+    if not jnp.issubdtype(dtype, jnp.floating):
+        return np.array(jnp.iinfo(dtype).min, dtype)
+    narrow = float32_start and jnp.finfo(dtype).bits < 32
+    lowest = np.finfo(np.float32).min if narrow else jnp.finfo(dtype).min
+    with np.errstate(over="ignore"):
+        return np.asarray(lowest).astype(dtype)
+
+
+def _in_bounds(shape, offset, out, strides, pads):
+    """Which windows' element at ``offset`` lies in the input rather than the padding: a
+    static boolean array that broadcasts against the output, or ``None`` when all do."""
+    if all(p == (0, 0) for p in pads):
+        return None
+    mask = np.ones([1] * len(shape), bool)
+    for axis, (size, o, n, s, (lo, _)) in enumerate(zip(shape, offset, out, strides, pads)):
+        position = o - lo + np.arange(n) * s
+        inside = (position >= 0) & (position < size)
+        if not inside.all():
+            dims = [1] * len(shape)
+            dims[axis] = n
+            mask = mask & inside.reshape(dims)
+    return None if mask.all() else mask
+
+
 # Max pooling takes the maximum of one strided slice per window offset when a window has at
 # most this many offsets; larger windows use ``reduce_window``.
 _MAX_POOL_OFFSETS = 32
@@ -298,22 +340,46 @@ def pool_output_shape(shape, ksize, strides, pads):
     )
 
 
-def max_pool(x, ksize, strides, pads):
-    """Max pooling: the elementwise maximum of the padded input's strided slices, one per
-    window offset (as ``first_max_index`` reads them).
+def max_pool(x, ksize, strides, pads, empty=None):
+    """Max pooling as TF's spatial kernels do it: NaN, values below ``empty`` and padding
+    count as absent, so a window gives the maximum of its other elements, or ``empty``
+    (default: the dtype's lowest finite value) when none is left.
 
-    XLA:CPU runs this 1.5-4x faster than a max ``reduce_window`` and fuses it with the
-    producer (the ReLU before each pool of a CNN): ``bench/conv_lowering.py``, ReLU + pool
-    of float32 [64, 28, 28, 32], min ms: 2x2/2 VALID 0.48 -> 0.29, 3x3/2 SAME 3.5 -> 1.3,
-    3x3/1 SAME 5.9 -> 1.5; [64, 14, 14, 64] 2x2/2: 0.27 -> 0.16.
+    Replacing the absent values by ``empty`` is one select that XLA fuses into the slices.
+    The maximum is that of the padded input's strided slices, one per window offset (as
+    ``first_max_index`` reads them): XLA:CPU runs this 1.5-4x faster than a max
+    ``reduce_window`` and fuses it with the producer (the ReLU before each pool of a CNN):
+    ``bench/conv_lowering.py``, ReLU + pool of float32 [64, 28, 28, 32], min ms: 2x2/2 VALID
+    0.48 -> 0.29, 3x3/2 SAME 3.5 -> 1.3, 3x3/1 SAME 5.9 -> 1.5; [64, 14, 14, 64] 2x2/2:
+    0.27 -> 0.16.
     """
+    if empty is None:
+        empty = empty_window_value(x.dtype)
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        x = jnp.where(x > empty, x, empty)  # NaN compares false
     out = pool_output_shape(x.shape, ksize, strides, pads)
     if x.size == 0 or min(out) < 1 or int(np.prod(ksize)) > _MAX_POOL_OFFSETS:
-        return lax.reduce_window(x, _lowest(x.dtype), lax.max, ksize, strides, pads)
+        pooled = lax.reduce_window(x, _lowest(x.dtype), lax.max, ksize, strides, pads)
+        return jnp.maximum(pooled, empty)  # windows of padding alone
     if any(p != (0, 0) for p in pads):
-        x = lax.pad(x, _lowest(x.dtype), [(lo, hi, 0) for lo, hi in pads])
+        x = lax.pad(x, empty, [(lo, hi, 0) for lo, hi in pads])
     slices = [_window_slice(x, offset, out, strides) for offset in _offsets(ksize)]
     return functools.reduce(lax.max, slices)
+
+
+def depth_max_pool(x, ksize, strides, pads):
+    """Max pooling over channels as TF's CPU kernel does it (a sequential ``max`` from each
+    window's first element): NaN when the window starts with NaN, else the maximum of its
+    other numbers (so a window of -inf gives -inf). Measured on windows of up to 5 channels
+    (3 in float64); TF's vectorized reduction of wider windows depends on NaN positions."""
+    out = pool_output_shape(x.shape, ksize, strides, pads)
+    numbers = max_pool(x, ksize, strides, pads, _lowest(x.dtype))
+    if not jnp.issubdtype(x.dtype, jnp.floating):
+        return numbers
+    first = _window_slice(
+        lax.pad(x, _lowest(x.dtype), [(lo, hi, 0) for lo, hi in pads]), [0] * x.ndim, out, strides
+    )
+    return jnp.where(jnp.isnan(first), first, numbers)
 
 
 def window_counts(shape, ksize, strides, pads):
@@ -342,34 +408,54 @@ def _window_slice(xp, offset, out, strides):
     return lax.slice(xp, offset, limit, strides)
 
 
+# ---------------------------------------------------------------------------------------------
+# Max-pool gradients: which window elements receive each output's gradient
+# ---------------------------------------------------------------------------------------------
 def first_max_index(x, ksize, strides, pads, out):
-    """For each output window: the row-major offset index of its first maximum."""
+    """For each output window: the row-major offset index of the element TF's 2-D
+    ``MaxPoolGrad`` picks: the window's first in-bounds element, replaced by every later
+    one strictly greater than the pick. Ties keep the earlier element, a later NaN is never
+    taken, and a NaN first element keeps the gradient (TF's forward ignores it)."""
     xp = lax.pad(x, _lowest(x.dtype), [(lo, hi, 0) for lo, hi in pads])
     best = best_index = None
+    seen = None  # static: whether each window's pick is in bounds yet (None: all are)
     for i, offset in enumerate(_offsets(ksize)):
         values = _window_slice(xp, offset, out, strides)
+        inside = _in_bounds(x.shape, offset, out, strides, pads)
         if best is None:
-            best, best_index = values, jnp.zeros(values.shape, jnp.int32)
+            best, best_index, seen = values, jnp.zeros(values.shape, jnp.int32), inside
             continue
-        take = values > best  # strictly greater: ties keep the earlier offset
+        take = values > best
+        if seen is not None:  # a padded pick gives way to the first in-bounds element
+            take = take | ~seen
+            seen = None if inside is None else seen | inside
+            seen = None if seen is not None and seen.all() else seen
+        if inside is not None:
+            take = take & inside
         best = jnp.where(take, values, best)
         best_index = jnp.where(take, jnp.int32(i), best_index)
     return best_index
 
 
-def _first_max_general(x, grad, ksize, strides, pads):
-    index = first_max_index(x, ksize, strides, pads, grad.shape)
-    padded = [s + lo + hi for s, (lo, hi) in zip(x.shape, pads)]
+def _scatter_shares(x_shape, grad, ksize, strides, pads, receives):
+    """``sum`` over window offsets ``i`` of ``grad`` where ``receives(i, offset)`` placed back
+    at that offset of each window (an interior-padded ``lax.pad``), cropped to the input."""
+    padded = [s + lo + hi for s, (lo, hi) in zip(x_shape, pads)]
     zero = jnp.zeros((), grad.dtype)
     total = jnp.zeros(padded, grad.dtype)
     for i, offset in enumerate(_offsets(ksize)):
-        share = jnp.where(index == i, grad, zero)
+        share = jnp.where(receives(i, offset), grad, zero)
         config = [
             (o, p - o - (n - 1) * s - 1, s - 1)
             for o, p, n, s in zip(offset, padded, grad.shape, strides)
         ]
         total = total + lax.pad(share, zero, config)
-    return lax.slice(total, [lo for lo, _ in pads], [lo + s for s, (lo, _) in zip(x.shape, pads)])
+    return lax.slice(total, [lo for lo, _ in pads], [lo + s for s, (lo, _) in zip(x_shape, pads)])
+
+
+def _first_max_general(x, grad, ksize, strides, pads):
+    index = first_max_index(x, ksize, strides, pads, grad.shape)
+    return _scatter_shares(x.shape, grad, ksize, strides, pads, lambda i, _: index == i)
 
 
 def _tiles_input(ksize, strides, pads):
@@ -378,42 +464,80 @@ def _tiles_input(ksize, strides, pads):
     return all(k == s for k, s in zip(ksize, strides)) and all(p == (0, 0) for p in pads)
 
 
-def _first_max_tiled(x, grad, ksize, strides, pads):
-    """Disjoint windows: the gradient is ``grad`` broadcast over each window, kept at the
-    first maximum's offset, as one elementwise expression over ``[out0, k0, out1, k1, ...]``
-    (elements past the last full window get zero).
+def _tiled(x_shape, grad, ksize, receives):
+    """Disjoint windows: ``grad`` broadcast over each window where ``receives`` (a boolean
+    array over ``[out0, k0, out1, k1, ...]``), as one elementwise expression (elements past
+    the last full window get zero).
 
-    In the training step each scattered share of the offset scheme below becomes its own
+    In the training step each scattered share of the offset scheme becomes its own
     full-size buffer once the result has several consumers (the batch chunks of the filter
     gradient), which cost the LeNet bench's first layer 4 extra passes over [64,28,28,32];
     this form fuses into its consumers."""
+    spread = [d for n in grad.shape for d in (n, 1)]
+    share = jnp.where(receives, grad.reshape(spread), jnp.zeros((), grad.dtype))
+    covered = share.reshape([n * k for n, k in zip(grad.shape, ksize)])
+    rest = [(0, size - n * k, 0) for size, n, k in zip(x_shape, grad.shape, ksize)]
+    return lax.pad(covered, jnp.zeros((), grad.dtype), rest)
+
+
+def _first_max_tiled(x, grad, ksize, strides, pads):
+    """Disjoint windows: the gradient kept at each window's ``first_max_index`` offset."""
     index = first_max_index(x, ksize, strides, pads, grad.shape)
     spread = [d for n in grad.shape for d in (n, 1)]
     offset = np.arange(int(np.prod(ksize)), dtype=np.int32).reshape(ksize)
     offset = offset.reshape([d for k in ksize for d in (1, k)])
-    share = jnp.where(
-        index.reshape(spread) == offset, grad.reshape(spread), jnp.zeros((), grad.dtype)
-    )
-    covered = share.reshape([n * k for n, k in zip(grad.shape, ksize)])
-    rest = [(0, size - n * k, 0) for size, n, k in zip(x.shape, grad.shape, ksize)]
-    return lax.pad(covered, jnp.zeros((), grad.dtype), rest)
+    return _tiled(x.shape, grad, ksize, index.reshape(spread) == offset)
 
 
 def max_pool_grad(x, grad, ksize, strides, pads):
-    """Gradient of max pooling: each output's gradient added at the first maximum of its
-    window."""
+    """Gradient of 2-D max pooling (TF's ``MaxPoolGrad``): each output's gradient added at
+    its window's ``first_max_index``."""
     if _tiles_input(ksize, strides, pads):
         return _first_max_tiled(x, grad, ksize, strides, pads)
     return _first_max_general(x, grad, ksize, strides, pads)
 
 
-def max_pool_grad_grad(x, grad, ksize, strides, pads, out):
-    """Second-order: each output takes ``grad`` at its window's first maximum."""
-    index = first_max_index(x, ksize, strides, pads, out)
+def _equal_finite(y):
+    """``y`` with its infinities as NaN: TF's 3-D max-pool gradient routes to the elements
+    whose difference from the window's output is zero, which an infinite output has none."""
+    if not jnp.issubdtype(y.dtype, jnp.floating):
+        return y
+    return jnp.where(jnp.isfinite(y), y, jnp.full((), jnp.nan, y.dtype))
+
+
+def max_pool_3d_grad(x, y, grad, ksize, strides, pads):
+    """Gradient of 3-D max pooling (TF's ``MaxPool3DGrad``): each output's gradient added at
+    every element of its window equal to the output ``y`` when that is finite (all tied
+    maxima; none for a window of NaN / -inf)."""
+    target = _equal_finite(y)
+    if _tiles_input(ksize, strides, pads):
+        covered = [slice(0, n * k) for n, k in zip(grad.shape, ksize)]
+        windows = x[tuple(covered)].reshape([d for n, k in zip(grad.shape, ksize) for d in (n, k)])
+        spread = [d for n in grad.shape for d in (n, 1)]
+        return _tiled(x.shape, grad, ksize, windows == target.reshape(spread))
+    xp = lax.pad(x, _lowest(x.dtype), [(lo, hi, 0) for lo, hi in pads])
+
+    def receives(i, offset):
+        match = _window_slice(xp, offset, grad.shape, strides) == target
+        inside = _in_bounds(x.shape, offset, grad.shape, strides, pads)
+        return match if inside is None else match & inside
+
+    return _scatter_shares(x.shape, grad, ksize, strides, pads, receives)
+
+
+def max_pool_grad_grad(x, y, grad, ksize, strides, pads):
+    """Second order (TF's ``MaxPoolGradGrad`` / ``MaxPool3DGradGrad``): each output takes
+    ``grad`` at the first in-bounds element of its window equal to the output ``y``, or
+    zero when none is (a window of NaN)."""
+    xp = lax.pad(x, _lowest(x.dtype), [(lo, hi, 0) for lo, hi in pads])
     gp = lax.pad(grad, jnp.zeros((), grad.dtype), [(lo, hi, 0) for lo, hi in pads])
-    result = jnp.zeros(out, grad.dtype)
-    for i, offset in enumerate(_offsets(ksize)):
-        result = jnp.where(index == i, _window_slice(gp, offset, out, strides), result)
+    result = jnp.zeros(y.shape, grad.dtype)
+    for offset in reversed(_offsets(ksize)):  # the first match is written last
+        match = _window_slice(xp, offset, y.shape, strides) == y
+        inside = _in_bounds(x.shape, offset, y.shape, strides, pads)
+        if inside is not None:
+            match = match & inside
+        result = jnp.where(match, _window_slice(gp, offset, y.shape, strides), result)
     return result
 
 
@@ -427,17 +551,26 @@ def _check_format(op):
         )
 
 
+def _max_pool_op(op, x, ksize, strides, pads):
+    """Depth pooling (a channel window) or spatial pooling, with TF's NaN rules."""
+    _, channel, _ = data_layout(op.attrs["data_format"], x.ndim)
+    if ksize[channel] != 1:
+        return depth_max_pool(x, ksize, strides, pads)
+    empty = empty_window_value(x.dtype, op.type in _FLOAT32_START)
+    return max_pool(x, ksize, strides, pads, empty)
+
+
 @lowering("MaxPool", "MaxPool3D")
 def _max_pool(ctx, op, x):
     _check_format(op)
-    return max_pool(x, *pool_window(op, x.shape))
+    return _max_pool_op(op, x, *pool_window(op, x.shape))
 
 
 @lowering("MaxPoolV2")
 def _max_pool_v2(ctx, op, x, ksize, strides):
     _check_format(op)
     window = pool_window(op, x.shape, static_ints(op, 1, ksize), static_ints(op, 2, strides))
-    return max_pool(x, *window)
+    return _max_pool_op(op, x, *window)
 
 
 @lowering("AvgPool", "AvgPool3D")
@@ -454,9 +587,14 @@ def _avg_pool_grad(ctx, op, shape, grad):
     return dx
 
 
-@lowering("MaxPoolGrad", "MaxPool3DGrad")
+@lowering("MaxPoolGrad")
 def _max_pool_grad(ctx, op, x, y, grad):
     return max_pool_grad(x, grad, *pool_window(op, x.shape)).astype(grad.dtype)
+
+
+@lowering("MaxPool3DGrad")
+def _max_pool_3d_grad(ctx, op, x, y, grad):
+    return max_pool_3d_grad(x, y, grad, *pool_window(op, x.shape)).astype(grad.dtype)
 
 
 @lowering("MaxPoolGradV2")
@@ -467,10 +605,10 @@ def _max_pool_grad_v2(ctx, op, x, y, grad, ksize, strides):
 
 @lowering("MaxPoolGradGrad", "MaxPool3DGradGrad")
 def _max_pool_grad_grad(ctx, op, x, y, grad):
-    return max_pool_grad_grad(x, grad, *pool_window(op, x.shape), y.shape)
+    return max_pool_grad_grad(x, y, grad, *pool_window(op, x.shape))
 
 
 @lowering("MaxPoolGradGradV2")
 def _max_pool_grad_grad_v2(ctx, op, x, y, grad, ksize, strides):
     window = pool_window(op, x.shape, static_ints(op, 3, ksize), static_ints(op, 4, strides))
-    return max_pool_grad_grad(x, grad, *window, y.shape)
+    return max_pool_grad_grad(x, y, grad, *window)

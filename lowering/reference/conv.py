@@ -233,11 +233,99 @@ def _padded(x, pads, fill):
     return np.pad(x, pads, constant_values=fill)
 
 
-def _max_pool(x, geometry):
-    xp = _padded(np.asarray(x, np.float64), geometry[4], -np.inf)
-    out = np.empty(_output_dims(*geometry))
+def _crop(xp, shape, pads):
+    return xp[tuple(slice(lo, lo + s) for s, (lo, _) in zip(shape, pads))]
+
+
+def _numbers(x):
+    """``x`` as float64 (exact for every float dtype) or as its integers."""
+    x = np.asarray(x)
+    return x if np.issubdtype(x.dtype, np.integer) else x.astype(np.float64)
+
+
+def _window_elements(x, geometry):
+    """Yields ``(output index, flat input indices, values)`` of each window's in-bounds
+    elements in row-major order (padding cells are absent)."""
+    flat = _numbers(x).ravel()
+    index = _padded(np.arange(x.size).reshape(x.shape), geometry[4], -1)
     for position, window in _windows(*geometry):
-        out[position] = np.max(xp[window])
+        inside = index[window].ravel()
+        inside = inside[inside >= 0]
+        yield position, inside, flat[inside]
+
+
+# 16-bit floats max-pooled by these ops start from float32's lowest value (TF's default x86
+# build runs forward-only graphs of them by oneDNN in float32): -inf for a window with no
+# number.
+_FLOAT32_START = ("MaxPool", "MaxPool3D")
+
+
+def _empty_window(op, dtype):
+    """TF's result for a window holding no number (only NaN, -inf): the lowest value."""
+    import ml_dtypes
+
+    if np.issubdtype(dtype, np.integer):
+        return np.iinfo(dtype).min
+    if op.type in _FLOAT32_START and ml_dtypes.finfo(dtype).bits == 16:
+        return float(np.finfo(np.float32).min)
+    return float(ml_dtypes.finfo(dtype).min)
+
+
+def _max_pool(x, geometry, empty):
+    """Spatial max pooling: NaN is skipped; the window's maximum never falls below ``empty``."""
+    out = np.empty(_output_dims(*geometry), _numbers(x).dtype)
+    for position, _, values in _window_elements(x, geometry):
+        numbers = values[~np.isnan(values)] if values.dtype.kind == "f" else values
+        out[position] = max(np.max(numbers, initial=empty), empty)
+    return out
+
+
+def _depth_max_pool(x, geometry):
+    """Pooling over channels: ``a = max(a, next)`` from the window's first element, which
+    keeps a NaN first element and skips later NaNs."""
+    out = np.empty(_output_dims(*geometry), _numbers(x).dtype)
+    for position, _, values in _window_elements(x, geometry):
+        first = values[0]
+        out[position] = first if first != first else np.nanmax(values)
+    return out
+
+
+def _first_then_greater(values):
+    """Position of the element a running ``if v > pick: pick = v`` from the first element
+    ends on (MaxPoolGrad's choice): the first, when it is NaN; else the first maximum of
+    the numbers."""
+    if values.dtype.kind == "f" and np.isnan(values[0]):
+        return 0
+    return int(np.nanargmax(values) if values.dtype.kind == "f" else np.argmax(values))
+
+
+def _max_pool_grad(x, grad, geometry):
+    dx = np.zeros(x.size)
+    flat_grad = np.asarray(grad, np.float64)
+    for position, indices, values in _window_elements(x, geometry):
+        dx[indices[_first_then_greater(values)]] += flat_grad[position]
+    return dx.reshape(x.shape)
+
+
+def _max_pool_3d_grad(x, y, grad, geometry):
+    """Every element equal to its window's finite output ``y`` gets the window's gradient."""
+    dx = np.zeros(x.size)
+    y, flat_grad = _numbers(y), np.asarray(grad, np.float64)
+    for position, indices, values in _window_elements(x, geometry):
+        target = y[position]
+        if np.isfinite(target):
+            dx[indices[values == target]] += flat_grad[position]
+    return dx.reshape(x.shape)
+
+
+def _max_pool_grad_grad(x, y, grad, geometry):
+    """Each output takes ``grad`` at the first element of its window equal to ``y``."""
+    out = np.zeros(_output_dims(*geometry))
+    y, flat_grad = _numbers(y), np.asarray(grad, np.float64).ravel()
+    for position, indices, values in _window_elements(x, geometry):
+        hits = np.flatnonzero(values == y[position])
+        if hits.size:
+            out[position] = flat_grad[indices[hits[0]]]
     return out
 
 
@@ -250,35 +338,6 @@ def _avg_pool(x, geometry):
     return out
 
 
-def _first_max(xp, window):
-    """The padded-input index of the first maximum of ``window`` (row-major order)."""
-    values = xp[window]
-    flat = int(np.argmax(values))  # np.argmax returns the first of tied maxima
-    within = np.unravel_index(flat, values.shape)
-    return tuple(s.start + i * s.step for s, i in zip(window, within))
-
-
-def _crop(xp, shape, pads):
-    return xp[tuple(slice(lo, lo + s) for s, (lo, _) in zip(shape, pads))]
-
-
-def _max_pool_grad(x, grad, geometry):
-    xp = _padded(np.asarray(x, np.float64), geometry[4], -np.inf)
-    dxp = np.zeros(xp.shape)
-    for position, window in _windows(*geometry):
-        dxp[_first_max(xp, window)] += grad[position]
-    return _crop(dxp, x.shape, geometry[4])
-
-
-def _max_pool_grad_grad(x, grad, geometry):
-    xp = _padded(np.asarray(x, np.float64), geometry[4], -np.inf)
-    gp = _padded(np.asarray(grad, np.float64), geometry[4], 0.0)
-    out = np.empty(_output_dims(*geometry))
-    for position, window in _windows(*geometry):
-        out[position] = gp[_first_max(xp, window)]
-    return out
-
-
 def _avg_pool_grad(shape, grad, geometry):
     inside = _padded(np.ones(shape), geometry[4], 0.0)
     dxp = np.zeros(inside.shape)
@@ -287,18 +346,25 @@ def _avg_pool_grad(shape, grad, geometry):
     return _crop(dxp, shape, geometry[4])
 
 
+def _max_pool_forward(op, x, ksize=None, strides=None):
+    xl = _to_channels_last(x, op)
+    geometry = _pool_geometry(op, xl.shape, ksize, strides)
+    if geometry[1][-1] != 1:
+        out = _depth_max_pool(xl, geometry)
+    else:
+        out = _max_pool(xl, geometry, _empty_window(op, x.dtype))
+    with np.errstate(over="ignore"):  # float32's lowest in 16 bits: -inf, as TF
+        return _from_channels_last(out, op).astype(x.dtype)
+
+
 @reference("MaxPool", "MaxPool3D")
 def _max_pool_rule(ctx, op, x):
-    xl = _to_channels_last(x, op)
-    out = _max_pool(xl, _pool_geometry(op, xl.shape))
-    return _from_channels_last(out, op).astype(x.dtype)
+    return _max_pool_forward(op, x)
 
 
 @reference("MaxPoolV2")
 def _max_pool_v2_rule(ctx, op, x, ksize, strides):
-    xl = _to_channels_last(x, op)
-    out = _max_pool(xl, _pool_geometry(op, xl.shape, list(ksize), list(strides)))
-    return _from_channels_last(out, op).astype(x.dtype)
+    return _max_pool_forward(op, x, list(ksize), list(strides))
 
 
 @reference("AvgPool", "AvgPool3D")
@@ -316,30 +382,38 @@ def _avg_pool_grad_rule(ctx, op, shape, grad):
     return _from_channels_last(dx, op).astype(grad.dtype)
 
 
-@reference("MaxPoolGrad", "MaxPool3DGrad")
+def _max_pool_backward(kernel, op, x, y, grad, ksize=None, strides=None):
+    """Runs a max-pool gradient ``kernel(x, y, grad, geometry)`` channels-last."""
+    xl, yl, gl = (_to_channels_last(t, op) for t in (x, y, grad))
+    out = kernel(xl, yl, gl, _pool_geometry(op, xl.shape, ksize, strides))
+    return _from_channels_last(out, op).astype(grad.dtype)
+
+
+def _grad_2d(x, y, grad, geometry):
+    return _max_pool_grad(x, grad, geometry)
+
+
+@reference("MaxPoolGrad")
 def _max_pool_grad_rule(ctx, op, x, y, grad):
-    xl, gl = _to_channels_last(x, op), _to_channels_last(grad, op)
-    dx = _max_pool_grad(xl, gl, _pool_geometry(op, xl.shape))
-    return _from_channels_last(dx, op).astype(grad.dtype)
+    return _max_pool_backward(_grad_2d, op, x, y, grad)
+
+
+@reference("MaxPool3DGrad")
+def _max_pool_3d_grad_rule(ctx, op, x, y, grad):
+    return _max_pool_backward(_max_pool_3d_grad, op, x, y, grad)
 
 
 @reference("MaxPoolGradV2")
 def _max_pool_grad_v2_rule(ctx, op, x, y, grad, ksize, strides):
-    xl, gl = _to_channels_last(x, op), _to_channels_last(grad, op)
-    dx = _max_pool_grad(xl, gl, _pool_geometry(op, xl.shape, list(ksize), list(strides)))
-    return _from_channels_last(dx, op).astype(grad.dtype)
+    return _max_pool_backward(_grad_2d, op, x, y, grad, list(ksize), list(strides))
 
 
 @reference("MaxPoolGradGrad", "MaxPool3DGradGrad")
 def _max_pool_grad_grad_rule(ctx, op, x, y, grad):
-    xl, gl = _to_channels_last(x, op), _to_channels_last(grad, op)
-    out = _max_pool_grad_grad(xl, gl, _pool_geometry(op, xl.shape))
-    return _from_channels_last(out, op).astype(grad.dtype)
+    return _max_pool_backward(_max_pool_grad_grad, op, x, y, grad)
 
 
 @reference("MaxPoolGradGradV2")
 def _max_pool_grad_grad_v2_rule(ctx, op, x, y, grad, ksize, strides):
-    xl, gl = _to_channels_last(x, op), _to_channels_last(grad, op)
-    geometry = _pool_geometry(op, xl.shape, list(ksize), list(strides))
-    out = _max_pool_grad_grad(xl, gl, geometry)
-    return _from_channels_last(out, op).astype(grad.dtype)
+    kernel = _max_pool_grad_grad
+    return _max_pool_backward(kernel, op, x, y, grad, list(ksize), list(strides))
