@@ -146,7 +146,7 @@ def graph_to_graph_def(graph, from_version=None, add_shapes=False) -> graph_pb2.
             continue
         node = graph_def.node.add()
         node.CopyFrom(node_def_from_operation(op, sort_control_inputs=True))
-        if add_shapes:
+        if add_shapes and op.outputs:  # TF gives ops without outputs no _output_shapes
             node.attr["_output_shapes"].CopyFrom(
                 attr_to_proto("list(shape)", [t.shape for t in op.outputs])
             )
