@@ -240,7 +240,10 @@ class ResourceVariable(BaseResourceVariable):
         shape=None,
     ):
         if variable_def is not None:
-            raise NotImplementedError("ResourceVariable(variable_def=...) is not supported")
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope=import_scope)
+            return
         if initial_value is None:
             raise ValueError("The `initial_value` arg to `tf.Variable` must be specified.")
         trainable = True if trainable is None else trainable
@@ -289,6 +292,74 @@ class ResourceVariable(BaseResourceVariable):
                     with graph.colocate_with(None, ignore_existing=True):
                         with graph.device(self._caching_device):
                             self._cached_value = array_ops.identity(self._graph_element)
+
+    def _init_from_proto(self, variable_def, import_scope=None, validate_shape=True):
+        """This variable over an imported graph's nodes, named by a VariableDef."""
+        from tfcompat import variables
+
+        if not variable_def.is_resource:
+            raise ValueError(
+                "The `variable_def` you passed to `tf.Variable` is Trying to restore a TF 1.x "
+                "Reference Variable as a TF 2.x ResourceVariable. This is unsupported. Got "
+                f"variable_def={variable_def}"
+            )
+        graph = graph_lib.get_default_graph()
+        element = variables._element_lookup(graph, import_scope)
+        self._handle = element(variable_def.variable_name, allow_operation=False)
+        self._shape = tensor_shape.as_shape(self._handle.op.attrs["shape"])
+        self._dtype = dtypes.as_dtype(self._handle.op.attrs["dtype"])
+        self._initializer_op = element(variable_def.initializer_name)
+        self._initial_value = (
+            element(variable_def.initial_value_name) if variable_def.initial_value_name else None
+        )
+        self._trainable = variables._trainable_from_proto(variable_def)
+        self._set_reads_from_proto(graph, variable_def, element)
+        self._save_slice_info = variables.save_slice_info_from_proto(variable_def, import_scope)
+        self._caching_device = None
+        self._constraint = None
+        self._validate_shape = validate_shape
+
+    def _set_reads_from_proto(self, graph, variable_def, element):
+        """The snapshot is the variable's ReadVariableOp, or a caching device's copy of it
+        (then the read is found through the copy's inputs)."""
+        if not variable_def.snapshot_name:
+            self._graph_element = graph.get_tensor_by_name(
+                self._handle.op.name + "/Read/ReadVariableOp:0"
+            )
+            return
+        snapshot = element(variable_def.snapshot_name)
+        if snapshot.op.type != "ReadVariableOp":
+            self._cached_value = snapshot
+        while snapshot.op.type != "ReadVariableOp":
+            snapshot = snapshot.op.inputs[0]
+        self._graph_element = snapshot
+
+    def to_proto(self, export_scope=None):
+        """This variable as a VariableDef (``is_resource``) with names relative to
+        ``export_scope`` (None when the variable lies outside it)."""
+        from tfcompat import variables
+        from tfcompat.framework.proto import variable_pb2
+
+        if export_scope is not None and not self._handle.name.startswith(export_scope):
+            return None
+        strip = variables._name_stripper(export_scope)
+        snapshot = self._cached_value if self._cached_value is not None else self._graph_element
+        proto = variable_pb2.VariableDef(
+            variable_name=strip(self._handle.name),
+            initializer_name=strip(self.initializer.name),
+            snapshot_name=strip(snapshot.name),
+            is_resource=True,
+            trainable=self.trainable,
+        )
+        if self._initial_value is not None:
+            proto.initial_value_name = strip(self._initial_value.name)
+        variables._slice_info_to_proto(self._save_slice_info, proto, export_scope)
+        return proto
+
+    @staticmethod
+    def from_proto(variable_def, import_scope=None):
+        """The resource variable a VariableDef names, over the nodes already in the graph."""
+        return ResourceVariable(variable_def=variable_def, import_scope=import_scope)
 
     @staticmethod
     def _variable_shape(initial, shape, validate_shape):

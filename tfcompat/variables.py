@@ -50,7 +50,10 @@ class Variable:
         shape=None,
     ):
         if variable_def is not None:
-            raise NotImplementedError("Variable(variable_def=...) is not supported yet")
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope=import_scope)
+            return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
@@ -118,6 +121,47 @@ class Variable:
         self._caching_device = caching_device
         self._save_slice_info = None
         graph.add_to_collections(collections, self)
+
+    # -- VariableDef (MetaGraphDef collections) ------------------------------------------------
+    def _init_from_proto(self, variable_def, import_scope=None):
+        """This variable over existing nodes, named by a VariableDef (an imported graph's)."""
+        graph = graph_lib.get_default_graph()
+        element = _element_lookup(graph, import_scope)
+        self._graph = graph
+        self._variable = element(variable_def.variable_name)
+        self._initializer_op = element(variable_def.initializer_name)
+        self._initial_value = (
+            element(variable_def.initial_value_name) if variable_def.initial_value_name else None
+        )
+        self._snapshot = element(variable_def.snapshot_name)
+        self._trainable = _trainable_from_proto(variable_def)
+        self._save_slice_info = save_slice_info_from_proto(variable_def, import_scope)
+        self._caching_device = None
+        self._constraint = None
+
+    def to_proto(self, export_scope=None):
+        """This variable as a VariableDef with names relative to ``export_scope`` (None
+        when the variable lies outside it)."""
+        from tfcompat.framework.proto import variable_pb2
+
+        if export_scope is not None and not self._variable.name.startswith(export_scope):
+            return None
+        strip = _name_stripper(export_scope)
+        proto = variable_pb2.VariableDef(
+            variable_name=strip(self._variable.name),
+            initializer_name=strip(self.initializer.name),
+            snapshot_name=strip(self._snapshot.name),
+            trainable=self.trainable,
+        )
+        if self._initial_value is not None:
+            proto.initial_value_name = strip(self._initial_value.name)
+        _slice_info_to_proto(self._save_slice_info, proto, export_scope)
+        return proto
+
+    @staticmethod
+    def from_proto(variable_def, import_scope=None):
+        """The ref variable a VariableDef names, over the nodes already in the graph."""
+        return RefVariable(variable_def=variable_def, import_scope=import_scope, use_resource=False)
 
     # -- identity ---------------------------------------------------------------------------
     @property
@@ -312,6 +356,73 @@ def _install_variable_operators():
 _install_variable_operators()
 RefVariable = Variable
 VariableV1 = Variable
+
+
+# ---------------------------------------------------------------------------------------------
+# VariableDef helpers (shared with resource variables)
+# ---------------------------------------------------------------------------------------------
+def _element_lookup(graph, import_scope):
+    """``name -> graph element`` for names of a VariableDef imported under ``import_scope``."""
+    from tfcompat.framework.meta_graph import prepend_name_scope
+
+    return lambda name, **kw: graph.as_graph_element(prepend_name_scope(name, import_scope), **kw)
+
+
+def _name_stripper(export_scope):
+    from tfcompat.framework.meta_graph import strip_name_scope
+
+    return lambda name: strip_name_scope(name, export_scope)
+
+
+def _trainable_from_proto(variable_def) -> bool:
+    """``trainable`` of a VariableDef; an ON_READ variable cannot be trainable (TF's rule)."""
+    on_read = 3  # VariableSynchronization.VARIABLE_SYNCHRONIZATION_ON_READ
+    if variable_def.synchronization == on_read and variable_def.trainable:
+        raise ValueError(
+            "Synchronization value can be set to VariableSynchronization.ON_READ only for "
+            f"non-trainable variables. You have specified trainable=True and "
+            f"synchronization=VariableSynchronization.ON_READ for {variable_def.variable_name}."
+        )
+    return variable_def.trainable
+
+
+def save_slice_info_from_proto(variable_def, import_scope=None):
+    """The SaveSliceInfo of a VariableDef of a partition, else None."""
+    if not variable_def.HasField("save_slice_info_def"):
+        return None
+    from tfcompat.framework.meta_graph import prepend_name_scope
+    from tfcompat.ops.partitioned_variables import SaveSliceInfo
+
+    info = variable_def.save_slice_info_def
+    return SaveSliceInfo(
+        prepend_name_scope(info.full_name, import_scope),
+        list(info.full_shape),
+        list(info.var_offset),
+        list(info.var_shape),
+    )
+
+
+def _slice_info_to_proto(info, proto, export_scope):
+    if info is None:
+        return
+    from tfcompat.framework.meta_graph import strip_name_scope
+
+    if export_scope is not None and not info.full_name.startswith(export_scope):
+        return
+    slice_def = proto.save_slice_info_def
+    slice_def.full_name = strip_name_scope(info.full_name, export_scope)
+    slice_def.full_shape.extend(int(d) for d in info.full_shape)
+    slice_def.var_offset.extend(int(d) for d in info.var_offset)
+    slice_def.var_shape.extend(int(d) for d in info.var_shape)
+
+
+def _from_proto_fn(variable_def, import_scope=None):
+    """A Variable or ResourceVariable from a VariableDef, as its ``is_resource`` says."""
+    if variable_def.is_resource:
+        from tfcompat.resource_variables import ResourceVariable
+
+        return ResourceVariable.from_proto(variable_def, import_scope=import_scope)
+    return Variable.from_proto(variable_def, import_scope=import_scope)
 
 
 def _variable_to_tensor(var, dtype=None, name=None, as_ref=False):

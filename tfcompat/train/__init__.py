@@ -1,5 +1,6 @@
 """``tf.train``: TF1 optimizers, slots, the global step and learning-rate schedules."""
 
+from tfcompat.framework.meta_graph import export_meta_graph, import_meta_graph
 from tfcompat.train import checkpoint_management, checkpoint_utils, saver, slot_creator  # noqa: F401 - tf.train.Saver & co
 from tfcompat.train.adadelta import AdadeltaOptimizer
 from tfcompat.train.adagrad import AdagradOptimizer
@@ -54,4 +55,6 @@ __all__ = [
     "piecewise_constant",
     "polynomial_decay",
     "slot_creator",
+    "export_meta_graph",
+    "import_meta_graph",
 ]

@@ -25,7 +25,7 @@ import time
 
 import numpy as np
 
-from tfcompat.framework import device_spec, errors, scopes
+from tfcompat.framework import device_spec, errors, meta_graph, scopes
 from tfcompat.framework import graph as graph_lib
 from tfcompat.framework.graph import GraphKeys
 from tfcompat.framework.proto.saver_pb2 import SaverDef
@@ -469,7 +469,8 @@ class Saver:
         elif self._name:
             # With a given SaverDef, ``name`` is the scope it was imported under.
             for field in ("filename_tensor_name", "save_tensor_name", "restore_op_name"):
-                setattr(self.saver_def, field, f"{self._name}/{getattr(self.saver_def, field)}")
+                name = meta_graph.prepend_name_scope(getattr(self.saver_def, field), self._name)
+                setattr(self.saver_def, field, name)
         self._check_saver_def()
         self._next_checkpoint_time = (
             time.time() + self.saver_def.keep_checkpoint_every_n_hours * 3600
@@ -566,10 +567,9 @@ class Saver:
         """Saves the variables to ``save_path`` (``save_path-<global_step>`` if a step is
         given); returns the checkpoint prefix, or None for an empty Saver.
 
-        ``write_meta_graph`` is accepted but no ``.meta`` file is written: tfcompat has no
-        MetaGraphDef export; the checkpoint itself is complete without it.
+        With ``write_meta_graph`` the session's graph is also exported as a binary
+        MetaGraphDef to ``<prefix>.<meta_graph_suffix>`` (``model.ckpt.meta``).
         """
-        del write_meta_graph, strip_default_attrs, save_debug_info
         if not self._is_built:
             raise RuntimeError("`build()` should be called before save if defer_build==True")
         latest_filename = latest_filename or "checkpoint"
@@ -580,8 +580,27 @@ class Saver:
         checkpoint_file = self._checkpoint_file(sess, save_path, global_step, latest_filename)
         if not hasattr(sess, "run") or not hasattr(sess, "graph"):
             raise TypeError(f"'sess' must be a Session; {sess}")
-        if self._is_empty:
-            return None
+        path = None
+        if not self._is_empty:
+            path = self._save_checkpoint(
+                sess, save_path, checkpoint_file, latest_filename, meta_graph_suffix, write_state
+            )
+        if write_meta_graph:
+            filename = checkpoint_management.meta_graph_filename(
+                checkpoint_file, meta_graph_suffix=meta_graph_suffix
+            )
+            with sess.graph.as_default():
+                self.export_meta_graph(
+                    filename,
+                    strip_default_attrs=strip_default_attrs,
+                    save_debug_info=save_debug_info,
+                )
+        return path
+
+    def _save_checkpoint(
+        self, sess, save_path, checkpoint_file, latest_filename, meta_graph_suffix, write_state
+    ):
+        """Runs the save op and maintains the ``checkpoint`` state; returns the prefix."""
         save_dir = os.path.dirname(save_path)
         try:
             path = sess.run(
@@ -648,8 +667,31 @@ class Saver:
                 err, "a mismatch between the current graph and the graph"
             ) from None
 
-    def export_meta_graph(self, filename=None, **kwargs):
-        raise NotImplementedError("tfcompat does not export MetaGraphDefs")
+    def export_meta_graph(
+        self,
+        filename=None,
+        collection_list=None,
+        as_text=False,
+        export_scope=None,
+        clear_devices=False,
+        clear_extraneous_savers=False,
+        strip_default_attrs=False,
+        save_debug_info=False,
+    ):
+        """The default graph's MetaGraphDef with this Saver's SaverDef, optionally written
+        to ``filename`` (see ``tf.train.export_meta_graph``)."""
+        return meta_graph.export_meta_graph(
+            filename=filename,
+            graph_def=graph_lib.get_default_graph().as_graph_def(add_shapes=True),
+            saver_def=self.saver_def,
+            collection_list=collection_list,
+            as_text=as_text,
+            export_scope=export_scope,
+            clear_devices=clear_devices,
+            clear_extraneous_savers=clear_extraneous_savers,
+            strip_default_attrs=strip_default_attrs,
+            save_debug_info=save_debug_info,
+        )
 
 
 def _as_saver_def(saver_def):
