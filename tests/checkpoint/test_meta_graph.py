@@ -307,6 +307,46 @@ def test_export_scope(tmp_path, writer):
             np.testing.assert_array_equal(got, np.float32([3.0, -6.0]))
 
 
+def _partitioned_loop_model(tf, directory):
+    """A partitioned variable, a while loop and a cond, and a second Saver; saves and
+    writes a second .meta without the other Saver's nodes. Returns the prefix."""
+    with tf.Graph().as_default() as graph:
+        with tf.variable_scope("p", partitioner=tf.fixed_size_partitioner(2)):
+            w = tf.get_variable("w", shape=[6, 2], initializer=tf.ones_initializer())
+        x = tf.placeholder(tf.float32, [], name="x")
+        loop = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * x), [0, tf.constant(1.0)])
+        branch = tf.cond(x > 0, lambda: x * 2.0, lambda: x - 1.0)
+        tf.add(tf.reduce_sum(w), loop[1] + branch, name="out")
+        tf.train.Saver(name="other")
+        saver = tf.train.Saver()
+        with tf.Session(graph=graph) as sess:
+            sess.run(tf.global_variables_initializer())
+            prefix = saver.save(sess, str(directory / "m"))
+        pruned = saver.export_meta_graph(
+            str(directory / "pruned.meta"), clear_extraneous_savers=True
+        )
+    assert not any(n.name.startswith("other/") for n in pruned.graph_def.node)
+    return prefix
+
+
+@pytest.mark.parametrize("writer", ["tf", "tfcompat"])
+def test_partitioned_variables_and_control_flow(tmp_path, writer):
+    """Slices of a partitioned variable keep their SaveSliceInfo through the VariableDef;
+    imported loops and conds run (tfcompat recovers their contexts from the graph)."""
+    prefix = _partitioned_loop_model(frameworks()[writer], tmp_path)
+    for reader in (tfcompat, tf1()):
+        for meta in ("m.meta", "pruned.meta"):
+            with reader.Graph().as_default() as graph:
+                saver = reader.train.import_meta_graph(str(tmp_path / meta))
+                names = [v.op.name for v in reader.global_variables()]
+                assert names == ["p/w/part_0", "p/w/part_1"]
+                info = reader.global_variables()[1]._save_slice_info
+                assert (info.full_name, list(info.var_offset)) == ("p/w", [3, 0])
+                with reader.Session(graph=graph) as sess:
+                    saver.restore(sess, prefix)
+                    assert sess.run("out:0", {"x:0": 2.0}) == 12.0 + 8.0 + 4.0
+
+
 def test_save_writes_meta_only_when_asked(tmp_path):
     with tfcompat.Graph().as_default() as graph:
         tfcompat.Variable(1.0, name="v")

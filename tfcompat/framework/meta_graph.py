@@ -63,6 +63,8 @@ _UNSERIALIZED_COLLECTIONS = {
     GraphKeys.QUEUE_RUNNERS: "tfcompat has no queue runners",
 }
 
+_WARNED: set = set()
+
 # Collections TF once wrote as node lists (importing one warns).
 _COMPAT_COLLECTIONS = (
     GraphKeys.LOCAL_VARIABLES,
@@ -383,7 +385,11 @@ def add_collection_def(
         )
         return
     if key in _UNSERIALIZED_COLLECTIONS:
-        _logger.warning("Collection %s is not serialized: %s.", key, _UNSERIALIZED_COLLECTIONS[key])
+        if key not in _WARNED:  # once per process: every checkpoint of a graph would repeat it
+            _WARNED.add(key)
+            _logger.warning(
+                "Collection %s is not serialized: %s.", key, _UNSERIALIZED_COLLECTIONS[key]
+            )
         return
     graph = graph or graph_lib.get_default_graph()
     items = override_contents or graph.get_collection(key)
