@@ -3,7 +3,8 @@ NextIteration, LoopCond) written by TF 2.21 run here after ``import_graph_def``:
 contexts are recovered from the dataflow (``tfcompat/ops/control_flow_import.py``). Each
 program is built by TF in graph mode with v1 control flow, serialized, imported into
 tfcompat and run with the same feeds (several runs in a row, state carried); values must
-match TF's. The same programs built by tfcompat, exported and re-imported, run too."""
+match TF's. The same programs built by tfcompat, exported and re-imported, run too; and
+tfcompat's GraphDefs run in TF with the values they have here."""
 
 import numpy as np
 import pytest
@@ -79,6 +80,21 @@ def assert_round_trip_runs(program, rtol=1e-5, atol=1e-6):
     theirs = _run(_tf_v1(), *_build(_tf_v1(), program))
     ours = _run(tfcompat, _import(graph_def, ""), names, runs)
     assert_values_close(ours, theirs, rtol, atol)
+
+
+def assert_runs_in_tf(program, rtol=1e-5, atol=1e-6):
+    """tfcompat's own GraphDef of ``program``, imported into TF 2.21, runs there as it runs
+    here: its ops in loops and conds follow TF's rules (pivots, stack pops guarded by a
+    Switch, ordering of pushes and pops across iterations), else TF's executor rejects
+    the frames or computes other values."""
+    graph, names, runs = _build(tfcompat, program)
+    graph_def = graph.as_graph_def().SerializeToString()
+    ours = _run(tfcompat, graph, names, runs)
+    tf = _tf_v1()
+    theirs = tf.Graph()
+    with theirs.as_default():
+        tf.import_graph_def(tf.GraphDef.FromString(graph_def), name="")
+    assert_values_close(_run(tf, theirs, names, runs), ours, rtol, atol)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -294,6 +310,18 @@ def cond_in_nested_while_grad(tf):
     return [y, tf.gradients(y, x)[0]], [{x: 0.9}]
 
 
+def cond_in_while_unknown_shape_grad(tf):
+    """The zeros standing in for the untaken branch's gradient, shaped at run time."""
+    x = tf.placeholder(tf.float32, [None], name="x")
+
+    def body(i, a):
+        a = tf.cond(tf.equal(i % 2, 0), lambda: tf.sin(a) * x, lambda: a * 1.5)
+        return i + 1, a
+
+    y = tf.while_loop(lambda i, a: i < 5, body, [0, x])[1]
+    return [y, tf.gradients(tf.reduce_sum(y), x)[0]], [{x: X3}, {x: X3[:2]}]
+
+
 def rnn_training(tf):
     """dynamic_rnn of an LSTM cell trained by GradientDescent (TensorArrays, stacks)."""
     seq = tf.placeholder(tf.float32, [2, 5, 3], name="seq")
@@ -305,6 +333,40 @@ def rnn_training(tf):
     with tf.control_dependencies([train]):
         after = [tf.identity(v) for v in tf.trainable_variables()]
     return [loss] + after, [{seq: SEQ.transpose(1, 0, 2)}] * 3
+
+
+def nested_cond_training(tf):
+    """GradientDescent steps through nested conds (minimize gates the gradients: tf.tuple
+    of each gradient cond's Switch outputs)."""
+    x = tf.placeholder(tf.float32, [3], name="x")
+    p = tf.placeholder(tf.bool, [], name="p")
+    q = tf.placeholder(tf.bool, [], name="q")
+    w = tf.Variable(np.array([0.5, -0.3, 0.8], np.float32), name="w")
+    v = tf.identity(w)  # one read per step (a ref read in a branch may see the update)
+    y = tf.cond(p, lambda: tf.cond(q, lambda: tf.tanh(x * v) * x, lambda: v * v), lambda: v + x)
+    loss = tf.reduce_sum(y * y)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    with tf.control_dependencies([train]):
+        updated = tf.identity(w)
+    runs = [{x: X3, p: a, q: b} for a in (True, False) for b in (True, False)]
+    return [loss, updated], runs
+
+
+def nested_while_training(tf):
+    """GradientDescent steps through a loop nested in a loop (inner trip count varies)."""
+    x = tf.placeholder(tf.float32, [3], name="x")
+    w = tf.Variable(np.array([0.9, -0.4, 0.6], np.float32), name="w")
+    v = tf.identity(w)
+
+    def inner(i, h):
+        return tf.while_loop(lambda j, z: j < i, lambda j, z: (j + 1, tf.sin(z * v) + x), [0, h])[1]
+
+    _, h = tf.while_loop(lambda i, h: i < 3, lambda i, h: (i + 1, inner(i, h)), [0, x])
+    loss = tf.reduce_sum(tf.square(h))
+    train = tf.train.GradientDescentOptimizer(0.05).minimize(loss)
+    with tf.control_dependencies([train]):
+        updated = tf.identity(w)
+    return [loss, updated], [{x: X3}] * 3
 
 
 def no_backprop_parallel(tf):
@@ -339,11 +401,50 @@ PROGRAMS = [
     nested_cond_grad,
     while_in_cond_grad,
     cond_in_nested_while_grad,
+    cond_in_while_unknown_shape_grad,
     no_backprop_parallel,
 ]
 
+# Gradients and optimizer steps through every kind of nesting, and the LSTM dynamic_rnn.
+TRAINING = [nested_cond_training, nested_while_training, rnn_training]
 
-@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
+
+# Known gaps of the importer (control_flow_import), for GraphDefs written by TF and by us.
+_GATED_NESTED_CONDS = pytest.mark.xfail(
+    strict=True,
+    reason="import: a branch of the recovered outer cond reads an inner cond's capture "
+    "Switch that is not run (the gradients gated by minimize's tf.tuple in nested conds)",
+)
+_NESTED_LOOP_STEP_REFERENCE = pytest.mark.xfail(
+    strict=True,
+    reason="import, reference backend: the optimizer step after a nested loop's gradient "
+    "reads the variable as uninitialized",
+)
+
+
+_SYNC_OF_BRANCH_PUSHES = pytest.mark.xfail(
+    strict=True,
+    reason="import: a loop's f_sync ControlTrigger after stack pushes in both branches of a "
+    "cond is left unrecovered (reads values from different branches)",
+)
+
+
+def _known_gaps(programs, gaps):
+    return [pytest.param(p, marks=gaps[p]) if p in gaps else p for p in programs]
+
+
+@pytest.mark.parametrize(
+    "program",
+    _known_gaps(
+        PROGRAMS + TRAINING[:2],
+        {
+            nested_cond_training: _GATED_NESTED_CONDS,
+            nested_while_training: _NESTED_LOOP_STEP_REFERENCE,
+            cond_in_while_unknown_shape_grad: _SYNC_OF_BRANCH_PUSHES,
+        },
+    ),
+    ids=lambda p: p.__name__,
+)
 def test_graph_def_written_by_tf_runs(program):
     assert_imported_runs(program)
 
@@ -375,23 +476,24 @@ def test_dynamic_rnn(program):
     assert_imported_runs(program)
 
 
-# tfcompat's gradient conds read values from outside directly (no Switch): re-imported, a
-# stack pop inside a gradient cond of a loop runs whichever branch is taken.
-_NOT_DATAFLOW_FAITHFUL = pytest.mark.xfail(
-    strict=True, reason="tfcompat's GraphDef of a gradient cond is not TF dataflow"
-)
-
-
 @pytest.mark.parametrize(
     "program",
-    [
-        pytest.param(p, marks=_NOT_DATAFLOW_FAITHFUL) if p is cond_in_nested_while_grad else p
-        for p in PROGRAMS
-    ],
+    _known_gaps(
+        PROGRAMS + TRAINING,
+        {
+            nested_cond_training: _GATED_NESTED_CONDS,
+            cond_in_while_unknown_shape_grad: _SYNC_OF_BRANCH_PUSHES,
+        },
+    ),
     ids=lambda p: p.__name__,
 )
 def test_graph_def_written_here_runs_after_reimport(program):
     assert_round_trip_runs(program)
+
+
+@pytest.mark.parametrize("program", PROGRAMS + TRAINING + [dynamic_rnn], ids=lambda p: p.__name__)
+def test_graph_def_written_here_runs_in_tf(program):
+    assert_runs_in_tf(program)
 
 
 def test_loop_values_are_unshaped_as_in_tf_import():

@@ -230,8 +230,15 @@ class WhileContext:
     def needs_capture(self, tensor) -> bool:
         return not is_inside(tensor.op, self)
 
+    @property
+    def control_pivot(self):
+        """What ops without inputs in this loop depend on (TF's ``GetControlPivot``): the
+        body's pivot once the body is being built, the predicate's before."""
+        return self.pivot if self.pivot is not None else self.cond_pivot
+
     def adopt(self, ops, pivot=None):
-        _adopt(self, ops, pivot=pivot)
+        pivot = pivot if pivot is not None else self.control_pivot
+        _adopt(self, ops, pivot=pivot, loop_pivot=pivot)
 
 
 def _colocated_as(consumer):
@@ -246,13 +253,22 @@ def _colocated_as(consumer):
     return graph.colocate_with(consumer)
 
 
-def _adopt(ctx, ops, pivot):
-    """Assigns ``ctx`` to ``ops`` lacking a context and captures their outside inputs."""
+def _adopt(ctx, ops, pivot, loop_pivot=None, owner=None):
+    """Assigns ``ctx`` to ``ops`` lacking a context and captures their outside inputs.
+
+    As TF's ``AddOp``, an op without inputs gets a control input from ``pivot``, so that
+    TF's executor runs it in the branch or loop frame (not once, at top level). In a loop
+    (``loop_pivot``), so does an op reading only loop invariants (TF's
+    ``_MaybeAddControlDependency``): otherwise it runs once per frame, not per iteration.
+    ``owner`` is the context the pivot belongs to (default ``ctx``).
+    """
     ops = [op for op in ops if not getattr(op, "_cf_outside", False)]  # placed on purpose
+    adopted = []
     for op in ops:  # contexts first: a Merge's back edge comes from a later op
         if context_of(op) is None and getattr(op, "_cf_region", None) is None:
             op._control_flow_context = ctx
-            if not op.inputs and pivot is not None:
+            adopted.append(op)
+            if not op.inputs and pivot is not None and not _ordered_within(op, owner or ctx):
                 op._add_control_input(pivot.op)
     for op in ops:
         if op.type in ("Enter", "RefEnter") and cfc_frame(op) == getattr(ctx, "name", None):
@@ -260,6 +276,25 @@ def _adopt(ctx, ops, pivot):
         for i, t in enumerate(op.inputs):
             if ctx.needs_capture(t) and _captures_here(op, ctx):
                 op._update_input(i, ctx.capture(t, op))
+    if loop_pivot is not None:
+        for op in adopted:
+            if _reads_only_invariants(op):
+                op._add_control_input(loop_pivot.op)
+
+
+def _ordered_within(op, owner) -> bool:
+    """Whether a control input already runs ``op`` inside ``owner`` (the context whose
+    pivot it would get): TF adds no pivot then."""
+    return any(is_inside(c, owner) for c in op.control_inputs)
+
+
+def _reads_only_invariants(op) -> bool:
+    """Whether ``op`` (with inputs, no control inputs) reads only loop-invariant Enters."""
+    if not op.inputs or op.control_inputs or op.type in ("Enter", "RefEnter"):
+        return False
+    return all(
+        t.op.type in ("Enter", "RefEnter") and t.op.attrs.get("is_constant") for t in op.inputs
+    )
 
 
 def output_context(op):

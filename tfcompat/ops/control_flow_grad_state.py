@@ -5,8 +5,14 @@ predicate: ``Merge``'s gradient switches the incoming gradient on the predicate,
 gradient ops of branch ``b``'s ops live in mirror branch ``b``, and the gradient of a
 capture ``Switch`` merges both branches' contributions (zeros from the branch not taken).
 The mirror contexts only tell the lowering which ops run under which branch (it contracts
-them into one ``lax.cond``); unlike a forward branch, a mirror branch reads outside values
-directly, without ``Switch`` ops, so the graph has TF's nodes.
+them into one ``lax.cond``). As in TF's graphs, a mirror branch reads outside values
+directly (their gradient input, switched on the predicate, is what makes them dead in the
+untaken branch under TF's executor), except where TF switches too: a stack popped for a
+value of a forward branch is read through a ``Switch`` on the predicate, and so are the
+zeros standing in for the untaken branch's gradient in a loop. Ops without inputs, or
+reading only loop invariants, depend on the (gradient) loop's pivot, so TF runs them once
+per iteration in the loop's frame. Thus our GraphDef runs in TF, and re-imported here its
+branches are recovered from the dataflow.
 
 **Loops.** Per forward ``tf.while_loop`` reached through its ``Exit`` ops, a
 ``LoopGradState`` adds a counter loop variable to the forward loop and builds the gradient
@@ -26,6 +32,11 @@ reverse. Its trip count differs per outer iteration, so the count leaving the in
 is itself saved on a stack of the outer loop (``real_value``) and popped to start the
 inner gradient loop's counter. Values of the outer body the inner gradient loop reads
 come from the outer loop's history by the same capture chain.
+
+For TF's executor, which may overlap iterations, pushes of one run of a nested loop come
+before the next outer iteration's (its counter's start depends on the outer counter), and
+the pops of one run of a nested gradient loop before the outer gradient loop moves on (its
+final count feeds the outer ``b_sync``), as in TF.
 
 Gradient ops are assigned their context when the gradient function returns
 (``building``), like forward ops are by ``adopt``; ops placed elsewhere on purpose (a
@@ -126,8 +137,21 @@ class GradCondContext:
     def capture(self, tensor, consumer):
         return self.outer_context.capture(tensor, consumer)
 
+    @property
+    def loop(self):
+        """The innermost loop enclosing this mirror cond (None outside loops)."""
+        return next((c for c in _chain(self.outer_context) if c.region.kind == "while"), None)
+
+    @property
+    def control_pivot(self):
+        """TF builds a gradient cond's ops in the enclosing (gradient) loop itself: ops
+        without inputs or reading only loop invariants depend on that loop's pivot."""
+        loop = self.loop
+        return loop.control_pivot if loop is not None else None
+
     def adopt(self, ops, pivot=None):
-        cfc._adopt(self, ops, pivot=None)
+        pivot = self.control_pivot
+        cfc._adopt(self, ops, pivot=pivot, loop_pivot=pivot, owner=self.loop)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -170,11 +194,13 @@ class GradWhileContext(cfc.WhileContext):
                     count, self.name, parallel_iterations=self.parallel_iterations, name="b_count"
                 )
                 merge = cf.merge([enter, enter])[0]
+                self.cond_pivot = merge
                 self.loop_cond = cf.loop_cond(math_ops.greater_equal(merge, one), name="b_count")
                 false_out, true_out = cf.switch(merge, self.loop_cond)
-                next_count = cf.next_iteration(math_ops.subtract(true_out, one))
+                self.pivot = math_ops.subtract(true_out, one)  # TF's pivot_for_body
+                next_count = cf.next_iteration(self.pivot)
                 merge.op._update_input(1, next_count)
-                cf.exit_(false_out, name="b_count")
+                self.count_exit = cf.exit_(false_out, name="b_count")
         return next_count
 
     def add_backprop_accumulator(self, enter_op, grad):
@@ -235,6 +261,10 @@ class LoopGradState:
             # loop, so the outer gradient loop hands each one to this gradient loop.
             count = outer_state.real_value(count)
         self.grad_index = self.grad.add_backprop_counter(count)
+        if outer_state is not None:
+            # TF's executor may run several outer iterations at once: the pops of one run
+            # of this gradient loop finish before the outer gradient loop moves on.
+            outer_state.grad_sync()._add_control_input(self.grad.count_exit.op)
 
     def _add_forward_counter(self, graph):
         """A loop variable counting the forward iterations: (its Exit, its NextIteration)."""
@@ -246,6 +276,10 @@ class LoopGradState:
         with graph.control_dependencies(None):
             with building(graph, loop.outer_context):
                 zero = constant_op.constant(0, name="f_count")
+            if self.outer_state is not None:
+                # The pushes of one run of this loop come before those of the next outer
+                # iteration's run (TF's executor may overlap outer iterations).
+                zero.op._add_control_input(self.outer_state.forward_index.op.inputs[0].op)
             with building(graph, loop):
                 enter = cf.enter(
                     zero, loop.name, parallel_iterations=loop.parallel_iterations, name="f_count"
@@ -330,13 +364,44 @@ class LoopGradState:
         from tfcompat.ops import stack_ops
 
         graph = value.graph
+        acc = self._guard(acc, value)
         with graph.control_dependencies(None), building(graph, self._mirror_of(value)):
             pop = stack_ops.stack_pop(acc, value.dtype.base_dtype)
         pop.set_shape(value.shape)
         if self.grad.parallel_iterations > 1:
-            sync = self._sync("_grad_sync", self.grad, "b_sync", self.grad_index)
-            sync._add_control_input(pop.op)
+            self.grad_sync()._add_control_input(pop.op)
         return pop
+
+    def grad_sync(self):
+        """The gradient loop's ``ControlTrigger`` that pops come before (TF's
+        ``grad_sync``)."""
+        return self._sync("_grad_sync", self.grad, "b_sync", self.grad_index)
+
+    def _guard(self, acc, value):
+        """The stack ``acc`` as the pop of ``value`` reads it: a value pushed in a branch
+        of a cond in the loop is popped only when the gradient cond takes that branch,
+        through a ``Switch`` of the stack on its predicate (TF's dataflow: the pop is dead
+        otherwise, and an imported GraphDef tells its branch from the Switch)."""
+        from tfcompat.ops import control_flow_ops as cf
+
+        cond = self._cond_of(value)
+        if cond is None:
+            return acc
+        mirror = self.owner.mirror_region(cond.region)
+        graph = acc.graph
+        with graph.control_dependencies(None), building(graph, mirror.outer_context):
+            guarded = cf.ref_or_tensor_switch(acc, mirror.pred_id)[cond.branch]
+            cfc.mark_region_op(guarded.op, mirror)
+            guarded.op._cf_branch = cond.branch
+        return guarded
+
+    def _cond_of(self, value):
+        """The innermost cond branch of this loop's body that ``value`` is computed in."""
+        for ctx in _chain(cfc.output_context(value.op)):
+            if ctx is self.forward or ctx.region.kind == "while":
+                return None
+            return ctx
+        return None
 
     def post_process(self):
         """A gradient loop variable whose forward value did not feed the next iteration
@@ -367,6 +432,40 @@ class LoopGradState:
                     with building(graph, self.grad):
                         back = cf.next_iteration(zeros)
             merge.op._update_input(1, back)
+
+
+@contextlib.contextmanager
+def _routing_gated_grads(graph, scope):
+    """``scope``, in which the ops gating a cond ``Merge``'s gradient (``tf.tuple`` of
+    the ``cond_grad`` Switch's outputs, with ``gate_gradients``) are placed in the gradient
+    cond: the ``NoOp`` at its level, the ``Identity`` of output ``b`` in branch ``b`` (as
+    TF's executor runs them; outside the cond they would both read and feed it)."""
+    start = len(graph.get_operations())
+    with scope:
+        yield
+        for op in graph.get_operations()[start:]:
+            if cfc.context_of(op) is not None or getattr(op, "_cf_region", None) is not None:
+                continue
+            if op.type == "NoOp" and not op.inputs:
+                mirror = next(filter(None, map(_gradient_cond_of, op.control_inputs)), None)
+                if mirror is not None:
+                    cfc.mark_region_op(op, mirror)
+            elif op.type == "Identity":
+                mirror = _gradient_cond_of(op.inputs[0].op)
+                if mirror is not None:
+                    op._control_flow_context = mirror.branches[op.inputs[0].value_index]
+
+
+def _gradient_cond_of(op):
+    """The gradient cond whose ``cond_grad`` Switch (feeding both branches) ``op`` is."""
+    region = getattr(op, "_cf_region", None)
+    if (
+        op.type in SWITCH_TYPES
+        and isinstance(region, GradCondRegion)
+        and getattr(op, "_cf_branch", None) is None
+    ):
+        return region
+    return None
 
 
 def _enclosing_loop(ctx):
@@ -473,8 +572,8 @@ class GradientState:
             forward = region.outer_context if region is not None else cfc.context_of(op)
         ctx = self.mirror(forward)
         if ctx is None:
-            return contextlib.nullcontext()
-        return building(self.graph, ctx)
+            return _routing_gated_grads(self.graph, contextlib.nullcontext())
+        return _routing_gated_grads(self.graph, building(self.graph, ctx))
 
     # --- zeros ---------------------------------------------------------------------------------
     def is_loop_switch(self, op) -> bool:
@@ -531,10 +630,14 @@ class GradientState:
         if dead_branch:
             branch = 1 - op._cf_branch
             mirror = self.mirror_region(op._cf_region)
-            if not value.shape.is_fully_defined():
-                with building(self.graph, mirror.branches[branch]):
-                    return array_ops.zeros_like(op.inputs[0], optimize=False)
-            zeros = constant_op.constant(0, dtype, shape=value.shape.as_list())
+            if value.shape.is_fully_defined():
+                zeros = constant_op.constant(0, dtype, shape=value.shape.as_list())
+            else:
+                # Made each iteration from the forward value, then switched as a constant
+                # is: live only in the branch whose gradient they stand for (TF's Merge
+                # joining the two branches' gradients must see one live input).
+                with building(self.graph, mirror.outer_context):
+                    zeros = array_ops.zeros_like(op.inputs[0], optimize=False)
             with self.graph.colocate_with(zeros.op, ignore_existing=True):
                 out = cf.ref_or_tensor_switch(zeros, mirror.pred_id)[branch]
             cfc.mark_region_op(out.op, mirror)
