@@ -162,9 +162,7 @@ def _meta_graph(tf, use_resource=False, **export_kwargs):
 
 
 def _node_names(meta_graph_def):
-    """Sorted node names, leaving out gradient ``tuple``s: tfcompat names their outputs
-    ``tuple/Identity``, TF ``tuple/control_dependency``."""
-    return sorted(n.name for n in meta_graph_def.graph_def.node if "/tuple/" not in n.name)
+    return sorted(n.name for n in meta_graph_def.graph_def.node)
 
 
 def _collections(meta_graph_def):
@@ -196,8 +194,7 @@ def test_meta_graph_def_matches_tf(use_resource):
     assert _node_names(ours) == _node_names(theirs)
     shapes = {n.name: n.attr["_output_shapes"] for n in theirs.graph_def.node}
     for node in ours.graph_def.node:
-        if "/tuple/" not in node.name:
-            assert node.attr["_output_shapes"] == shapes[node.name], node.name
+        assert node.attr["_output_shapes"] == shapes[node.name], node.name
 
 
 def _comparable_op_def(op_def):
@@ -235,8 +232,7 @@ def test_strip_default_attrs_matches_tf():
     their_attrs = {n.name: sorted(n.attr) for n in theirs.graph_def.node}
     assert _node_names(ours) == _node_names(theirs)
     for node in ours.graph_def.node:
-        if "/tuple/" not in node.name:
-            assert sorted(node.attr) == their_attrs[node.name], node.name
+        assert sorted(node.attr) == their_attrs[node.name], node.name
 
 
 def _device_graph(tf):

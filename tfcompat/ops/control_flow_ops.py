@@ -69,22 +69,63 @@ def _group_on_device(graph, deps, name):
 
 @tf_export("tuple")
 def tuple_(tensors, name=None, control_inputs=None):
-    """Tensors equal to ``tensors``, each available only after all have been computed."""
-    from tfcompat.ops import array_ops
+    """Tensors equal to ``tensors``, each available only after all have been computed (and
+    ``control_inputs`` have run). As TF builds it: one ``group`` gate over the producing
+    ops (in creation order), then per tensor ``with_dependencies`` (an Identity named
+    ``control_dependency``, colocated with the tensor; an IndexedSlices keeps its indices
+    and gates its values), per Operation a gated ``group``, None stays None."""
+    from tfcompat.framework import scopes
+    from tfcompat.framework.indexed_slices import IndexedSlices
+    from tfcompat.framework.op_helper import convert_to_tensor
 
-    graph = graph_lib.get_default_graph()
-    with graph.name_scope(name or "tuple") as scope:
-        deps = [t for t in tensors if t is not None]
-        gate = group(*(deps + list(control_inputs or [])))
+    with scopes.name_scope(name, "tuple", [t for t in tensors if t is not None]):
+        tensors = [
+            t if t is None or isinstance(t, (Operation, Tensor, IndexedSlices)) else
+            convert_to_tensor(t)
+            for t in tensors
+        ]  # fmt: skip
+        gating_ops = [t if isinstance(t, Operation) else t.op for t in tensors if t is not None]
+        for c in control_inputs or ():
+            if isinstance(c, Tensor):
+                c = c.op
+            elif not isinstance(c, Operation):
+                raise TypeError(
+                    f"'control_inputs' must only contain Operation or Tensor. Received: {type(c)}"
+                )
+            gating_ops.append(c)
+        gating_ops = sorted(set(gating_ops), key=lambda op: op._id)
+        if not gating_ops:
+            raise ValueError(f"'tensors' must have at least one Tensor. Received: {tensors}.")
+        gate = group(*gating_ops)
         out = []
         for t in tensors:
-            if t is None:
-                out.append(None)
+            if isinstance(t, (Tensor, IndexedSlices)):
+                out.append(with_dependencies([gate], t))
+            elif isinstance(t, Operation):
+                with scopes.control_dependencies([gate]):
+                    out.append(group(t))
             else:
-                with graph.control_dependencies([gate]):
-                    out.append(array_ops.identity(t))
-        _ = scope
+                out.append(None)
         return out
+
+
+def with_dependencies(dependencies, output_tensor, name=None):
+    """``output_tensor`` through an Identity that runs after ``dependencies`` (TF's
+    ``control_flow_ops.with_dependencies``: named ``control_dependency``, colocated with
+    the tensor; an IndexedSlices gates its values)."""
+    from tfcompat.framework import scopes
+    from tfcompat.framework.indexed_slices import IndexedSlices
+    from tfcompat.ops import array_ops
+
+    with scopes.name_scope(
+        name, "control_dependency", list(dependencies) + [output_tensor]
+    ) as scope:
+        with scopes.colocate_with(output_tensor.op):
+            with scopes.control_dependencies(dependencies):
+                if isinstance(output_tensor, IndexedSlices):
+                    values = array_ops.identity(output_tensor.values, name=scope)
+                    return IndexedSlices(values, output_tensor.indices, output_tensor.dense_shape)
+                return array_ops.identity(output_tensor, name=scope)
 
 
 # ---------------------------------------------------------------------------------------------

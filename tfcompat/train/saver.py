@@ -196,7 +196,7 @@ class BaseSaverBuilder:
 
     def _AddSaveOps(self, filename_tensor, saveables):  # noqa: N802 - TF's method names
         save = self.save_op(filename_tensor, saveables)
-        return _with_dependencies([save], filename_tensor)
+        return control_flow_ops.with_dependencies([save], filename_tensor)
 
     def _AddShardedSaveOpsForV2(self, checkpoint_prefix, per_device):  # noqa: N802
         """Each device's variables go to ``<prefix>_temp/part-0000i-of-0000n``, then one
@@ -356,17 +356,6 @@ def _constant(value, name="Const"):
     from tfcompat.framework import constant_op
 
     return constant_op.constant(value, name=name)
-
-
-def _with_dependencies(dependencies, output_tensor):
-    """``output_tensor`` through an Identity that runs after ``dependencies`` (TF's
-    ``control_flow_ops.with_dependencies``: named ``control_dependency``, colocated)."""
-    with scopes.name_scope(
-        None, "control_dependency", list(dependencies) + [output_tensor]
-    ) as name:
-        with scopes.colocate_with(output_tensor.op):
-            with scopes.control_dependencies(dependencies):
-                return array_ops.identity(output_tensor, name=name)
 
 
 # ---------------------------------------------------------------------------------------------
