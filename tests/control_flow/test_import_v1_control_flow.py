@@ -410,11 +410,6 @@ TRAINING = [nested_cond_training, nested_while_training, rnn_training]
 
 
 # Known gaps of the importer (control_flow_import), for GraphDefs written by TF and by us.
-_GATED_NESTED_CONDS = pytest.mark.xfail(
-    strict=True,
-    reason="import: a branch of the recovered outer cond reads an inner cond's capture "
-    "Switch that is not run (the gradients gated by minimize's tf.tuple in nested conds)",
-)
 _NESTED_LOOP_STEP_REFERENCE = pytest.mark.xfail(
     strict=True,
     reason="import, reference backend: the optimizer step after a nested loop's gradient "
@@ -438,7 +433,6 @@ def _known_gaps(programs, gaps):
     _known_gaps(
         PROGRAMS + TRAINING[:2],
         {
-            nested_cond_training: _GATED_NESTED_CONDS,
             nested_while_training: _NESTED_LOOP_STEP_REFERENCE,
             cond_in_while_unknown_shape_grad: _SYNC_OF_BRANCH_PUSHES,
         },
@@ -481,7 +475,6 @@ def test_dynamic_rnn(program):
     _known_gaps(
         PROGRAMS + TRAINING,
         {
-            nested_cond_training: _GATED_NESTED_CONDS,
             cond_in_while_unknown_shape_grad: _SYNC_OF_BRANCH_PUSHES,
         },
     ),

@@ -55,11 +55,18 @@ class Unrecoverable(Exception):
 
 
 class ImportedCondRegion(cfc.CondRegion):
-    """A cond recovered from dataflow: ``pred_id`` is the predicate itself."""
+    """A cond recovered from dataflow: ``pred_id`` is the predicate itself (Identities
+    stripped, so that every Switch naming it joins one cond)."""
+
+    pred_read = None  # the predicate tensor as the region's Switches read it
 
     @property
     def pred_source(self):
-        return self.pred_id
+        """The predicate as the region's own Switches read it, else the predicate itself:
+        the stripped predicate may be computed in a stage of an enclosing cond that does
+        not export it (an inner cond's capture Switch of the outer cond), while the
+        ``pred_id`` Identity its Switches read is."""
+        return self.pred_read if self.pred_read is not None else self.pred_id
 
 
 def recover(ops):
@@ -358,6 +365,8 @@ class _Attach:
             if last[0] == _COND and last[2] is None:
                 region = self._region(path[:-1], last, op)
                 cfc.mark_region_op(op, region)
+                if op.type in _SWITCH and region.pred_read is None:
+                    region.pred_read = op.inputs[1]
                 branch = _only_branch_read(op)
                 if branch is not None:
                     op._cf_branch = branch
