@@ -170,7 +170,7 @@ class _Where:
         elif kind in _SWITCH and not _is_loop_switch(op):
             self._cond_switch(op)
         elif kind == "ControlTrigger":
-            self._set(op, _live(self._join(op, self._inputs(op))))
+            self._set(op, self._join(op, [_live(s) for s in self._inputs(op)]))
         else:
             self._set(op, self._join(op, self._inputs(op)))
 
@@ -206,7 +206,9 @@ class _Where:
 
 def _live(stack):
     """``stack`` without its innermost branches: a ``ControlTrigger`` is live even when its
-    inputs are dead (TF's gradient loops synchronise stack pushes and pops through one)."""
+    inputs are dead, so it joins the branches its inputs ran in as a Merge does (TF's
+    gradient loops order a loop's stack pushes, made in both branches of a cond in the
+    body, before its ``f_sync`` trigger)."""
     while stack and stack[-1][0] == _COND:
         stack = stack[:-1]
     return stack
