@@ -412,8 +412,10 @@ TRAINING = [nested_cond_training, nested_while_training, rnn_training]
 # Known gaps of the importer (control_flow_import), for GraphDefs written by TF and by us.
 _NESTED_LOOP_STEP_REFERENCE = pytest.mark.xfail(
     strict=True,
-    reason="import, reference backend: the optimizer step after a nested loop's gradient "
-    "reads the variable as uninitialized",
+    reason="reference backend (not the importer): a while loop that runs no iteration (the "
+    "inner loop when i == 0) empties the variable state, so the optimizer step reads w as "
+    "uninitialized (lowering.reference.control_flow's while_loop returns the caller's own "
+    "state dict, which regions.run_while then clears before updating from it)",
 )
 
 
