@@ -244,8 +244,7 @@ def run_cond(ctx, rop, args, rules, prims):
     merged, exported, state, local_values = prims.cond(
         pred, [make_branch(0), make_branch(1)], ctx.state, run_locals(ctx), len(exports), rop
     )
-    ctx.state.clear()
-    ctx.state.update(state)
+    _replace_state(ctx, state)
     ctx.run_locals = dict(local_values)
     index = prims.branch_index(pred)
     for m, value in zip(merges, merged):
@@ -254,6 +253,17 @@ def run_cond(ctx, rop, args, rules, prims):
     for t, value in zip(exports, exported):
         env[t] = _static_export(t, value)
     return _outputs(rop, env)
+
+
+def _replace_state(ctx, state):
+    """The run's variable state becomes the region's result ``state`` (in place: the
+    Session holds that dict). A loop that ran no iteration, or a branch that wrote
+    nothing, may return the very same dict: clearing it first would lose every variable."""
+    if state is ctx.state:
+        return
+    state = dict(state)
+    ctx.state.clear()
+    ctx.state.update(state)
 
 
 def _static_export(tensor, value):
@@ -349,8 +359,7 @@ def run_while(ctx, rop, args, rules, prims):
     final, state, local_values = prims.while_loop(
         cond_fn, body_fn, init, ctx.state, run_locals(ctx), rop
     )
-    ctx.state.clear()
-    ctx.state.update(state)
+    _replace_state(ctx, state)
     ctx.run_locals = dict(local_values)
     index = {m.outputs[0]: k for k, m in enumerate(merges)}
     for exit_op in exits:

@@ -232,3 +232,20 @@ def test_while_errors():
             tf.while_loop(1, lambda a: a, [1])
         with pytest.raises(ValueError, match="Number of inputs and outputs of 'body'"):
             tf.while_loop(lambda a, b: a < 3, lambda a, b: a + 1, [1, 2])
+
+
+@pytest.mark.parametrize("trips", [0, 2])
+def test_variables_survive_a_loop_and_a_cond_that_write_nothing(trips):
+    """A while loop that runs no iteration, and a cond whose branch writes no variable,
+    leave every variable as it was (both backends, as TF)."""
+
+    def program(tf):
+        w = tf.Variable(np.float32(3.0), name="w")
+        n = tf.placeholder(tf.int32, [], name="n")
+        _, total = tf.while_loop(lambda i, t: i < n, lambda i, t: (i + 1, t + w), [0, 0.0])
+        picked = tf.cond(n > 5, lambda: total * 2.0, lambda: total + 1.0)
+        with tf.control_dependencies([picked]):
+            after = tf.identity(w.read_value() * 10.0)
+        return [total, picked, after], {n: trips}
+
+    assert_parity(program)

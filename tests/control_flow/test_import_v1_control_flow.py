@@ -410,15 +410,6 @@ TRAINING = [nested_cond_training, nested_while_training, rnn_training]
 
 
 # Known gaps of the importer (control_flow_import), for GraphDefs written by TF and by us.
-_NESTED_LOOP_STEP_REFERENCE = pytest.mark.xfail(
-    strict=True,
-    reason="reference backend (not the importer): a while loop that runs no iteration (the "
-    "inner loop when i == 0) empties the variable state, so the optimizer step reads w as "
-    "uninitialized (lowering.reference.control_flow's while_loop returns the caller's own "
-    "state dict, which regions.run_while then clears before updating from it)",
-)
-
-
 _ZEROS_OF_POPPED_SHAPE = pytest.mark.xfail(
     strict=True,
     reason="xla backend: TF's gradient fills the untaken branch's zeros with a shape popped "
@@ -435,7 +426,6 @@ def _known_gaps(programs, gaps):
     _known_gaps(
         PROGRAMS + TRAINING[:2],
         {
-            nested_while_training: _NESTED_LOOP_STEP_REFERENCE,
             cond_in_while_unknown_shape_grad: _ZEROS_OF_POPPED_SHAPE,
         },
     ),
