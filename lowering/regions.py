@@ -162,10 +162,19 @@ def child_context(ctx, state, local_values):
 
     child = interpreter.Context(dict(state), ctx.backend, ctx.rng_key, ctx.feeds)
     child.run_locals = dict(local_values)
-    for name in ("stack_bucket", "report_ops"):
+    static_pushes(ctx)  # one record per trace, whichever context pushes first
+    for name in ("stack_bucket", "report_ops", "stack_static_pushes"):
         if hasattr(ctx, name):
             setattr(child, name, getattr(ctx, name))
     return child
+
+
+def static_pushes(ctx) -> dict:
+    """Per stack key, the compile-time value all its pushes of this trace pushed (see
+    ``lowering/stack.py``); shared by a trace's branch and body contexts."""
+    if not hasattr(ctx, "stack_static_pushes"):
+        ctx.stack_static_pushes = {}
+    return ctx.stack_static_pushes
 
 
 def report_ops(ctx) -> dict:

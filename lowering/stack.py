@@ -6,6 +6,11 @@ stack pushed inside a ``lax.while_loop`` has the static shape XLA needs even tho
 trip count is only known at run time. A push past the bucket sets ``overflowed``;
 ``compile.DeviceFunction`` then discards the step and reruns it with a doubled bucket
 (one recompilation per doubling). The handle itself is a static Python value.
+
+A stack every push of which, in this trace, pushed the same compile-time value (TF's
+gradient of a cond inside a loop pushes ``Shape(x)`` to build the untaken branch's zeros
+with ``Fill``) pops that value as a compile-time value too, so the ops reading it (``Fill``'s
+shape) stay static under XLA.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 from lowering import regions
@@ -35,9 +41,23 @@ def _stack(ctx, op, max_size):
     return StackHandle(key, op)
 
 
+_VARIES = object()  # a stack whose pushes are not one compile-time value
+
+
+def _record_static_push(ctx, key, elem):
+    pushed = regions.static_pushes(ctx)
+    if not isinstance(elem, (np.ndarray, np.generic)):
+        pushed[key] = _VARIES
+    elif key not in pushed:
+        pushed[key] = np.array(elem)
+    elif pushed[key] is not _VARIES and not np.array_equal(pushed[key], elem):
+        pushed[key] = _VARIES
+
+
 @lowering("StackPushV2")
 def _stack_push(ctx, op, handle, elem):
     local_values = regions.run_locals(ctx)
+    _record_static_push(ctx, handle.key, elem)
     elem = jnp.asarray(elem)
     bucket = getattr(ctx, "stack_bucket", regions.INITIAL_STACK_BUCKET)
     buffer, size, overflowed = local_values.get(handle.key) or (
@@ -63,7 +83,8 @@ def _stack_pop(ctx, op, handle):
     size = size - 1
     value = lax.dynamic_index_in_dim(buffer, jnp.maximum(size, 0), 0, keepdims=False)
     local_values[handle.key] = (buffer, size, overflowed)
-    return value
+    static = regions.static_pushes(ctx).get(handle.key, _VARIES)
+    return value if static is _VARIES else static.copy()
 
 
 @lowering("StackCloseV2")

@@ -410,13 +410,6 @@ TRAINING = [nested_cond_training, nested_while_training, rnn_training]
 
 
 # Known gaps of the importer (control_flow_import), for GraphDefs written by TF and by us.
-_ZEROS_OF_POPPED_SHAPE = pytest.mark.xfail(
-    strict=True,
-    reason="xla backend: TF's gradient fills the untaken branch's zeros with a shape popped "
-    "from a stack (Fill of StackPopV2), which is not a compile-time value under XLA",
-)
-
-
 def _known_gaps(programs, gaps):
     return [pytest.param(p, marks=gaps[p]) if p in gaps else p for p in programs]
 
@@ -425,9 +418,7 @@ def _known_gaps(programs, gaps):
     "program",
     _known_gaps(
         PROGRAMS + TRAINING[:2],
-        {
-            cond_in_while_unknown_shape_grad: _ZEROS_OF_POPPED_SHAPE,
-        },
+        {},
     ),
     ids=lambda p: p.__name__,
 )
