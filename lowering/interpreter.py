@@ -158,7 +158,10 @@ class HostProgram:
     around the embedding lookups), so what ``run_ops`` redoes per op and per run is done
     here once: the kernel and the ref-ness of each input are looked up when the program
     is built, and the ops computed from constants only (Consts and arithmetic on them,
-    about half of such a segment) run on the first step and keep their values.
+    about half of such a segment) run on the first step and keep their values. Like TF's
+    common-subgraph elimination, a stateless op identical to an earlier one (type, attrs,
+    inputs) reuses its outputs: ``linear_model`` and ``input_layer`` each build the same
+    hashing and id bookkeeping for a shared column.
     """
 
     def __init__(self, ops, rules=REFERENCE, backend="host"):
@@ -173,6 +176,14 @@ class HostProgram:
         # Per op: (op, rule or None for a forwarded ref, inputs, positions of inputs that
         # may hold a VarRef to read, the single output or None for several/none).
         self._steps = []
+        own = set(self.ops)
+        seen, alias = {}, {}  # identical-op key -> first op; tensor -> its first twin
+        # Constant outputs stand for their value's recipe, so twins reading equal
+        # constants (each chain builds its own Const ``[0]``) are found.
+        for op in self._constant_ops:
+            key = _identity_key(op, alias, plain, own)
+            for i, t in enumerate(op.outputs):
+                alias[t] = ("constant", key, i) if key is not None else t
         for op in self.ops:
             if op in constant:
                 continue
@@ -182,6 +193,15 @@ class HostProgram:
             if _forwards_ref(op):
                 self._steps.append((op, None, (), (), None))
                 continue
+            key = _identity_key(op, alias, plain, own)
+            if key is not None:
+                twin = seen.setdefault(key, op)
+                if twin is not op:
+                    pairs = tuple(zip(op.outputs, twin.outputs))
+                    alias.update((out, alias.get(t, t)) for out, t in pairs)
+                    plain.update(op.outputs)
+                    self._steps.append((op, _ALIAS, pairs, (), None))
+                    continue
             modes = input_modes(op)
             reads = tuple(
                 i
@@ -203,6 +223,10 @@ class HostProgram:
             if rule is None:
                 _forward_ref(op, env)
                 continue
+            if rule is _ALIAS:
+                for out, twin_out in inputs:
+                    env[out] = env[twin_out]
+                continue
             args = [env[t] for t in inputs]
             for i in reads:
                 if isinstance(args[i], VarRef):
@@ -212,6 +236,41 @@ class HostProgram:
             else:
                 _store(op, _call(op, rule, args, ctx), env)
         return env
+
+
+_ALIAS = object()  # a HostProgram step that copies an identical earlier op's outputs
+
+
+def _identity_key(op, alias, plain, own):
+    """What makes ``op``'s outputs equal to another op's in the same run, or None when
+    that cannot be told: stateless, and every input a value (not a variable's ref read
+    at run time) coming from the same tensor (its first twin's)."""
+    if op.op_def.is_stateful or op.type.startswith("_") or not op.outputs:
+        return None
+    if not op.inputs and op.type != "Const":
+        return None
+    if any(input_modes(op)):
+        return None
+    inputs = []
+    for t in op.inputs:
+        if t not in plain and (t.op in own or t.dtype.is_ref_dtype):
+            return None  # may hold a VarRef: a variable read when its reader runs
+        inputs.append(alias.get(t, t))
+    try:
+        attrs = tuple(sorted((name, _frozen(value)) for name, value in op.attrs.items()))
+    except TypeError:
+        return None
+    return (op.type, attrs, tuple(inputs))
+
+
+def _frozen(value):
+    """A hashable stand-in for an attr value."""
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return (value.dtype.str, value.shape, value.tobytes())
+    hash(value)
+    return (type(value).__name__, value)
 
 
 def _constant_ops(ops, rules):

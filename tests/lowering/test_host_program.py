@@ -48,3 +48,23 @@ def test_host_program_reads_variables_when_they_run():
             assert sess.run(joined) == b"ab"
             sess.run(assign)
             assert sess.run(joined) == b"cd"
+
+
+def test_identical_host_ops_run_once(monkeypatch):
+    """Two identical hashing ops of the same strings (as linear_model and input_layer build
+    for a shared column) run one kernel; a different bucket count is another op."""
+    calls = _counting(monkeypatch, "StringToHashBucketFast")
+    with tf.Graph().as_default():
+        words = tf.placeholder(tf.string, [None], name="words")
+        first = tf.strings.to_hash_bucket_fast(words, 10, name="first")
+        twin = tf.strings.to_hash_bucket_fast(words, 10, name="twin")
+        other = tf.strings.to_hash_bucket_fast(words, 7, name="other")
+        with tf.Session() as sess:
+            a, b, c = sess.run([first, twin, other], {words: [b"a", b"bc", b""]})
+    import farmhash
+
+    strings = [b"a", b"bc", b""]
+    np.testing.assert_array_equal(a, [farmhash.fingerprint64(s) % 10 for s in strings])
+    np.testing.assert_array_equal(b, a)
+    np.testing.assert_array_equal(c, [farmhash.fingerprint64(s) % 7 for s in strings])
+    assert sorted(calls) == ["first", "other"]
