@@ -21,9 +21,9 @@ One difference from TF: here a ResourceVariable is an instance of ``tf.Variable`
 
 from __future__ import annotations
 
+from tfcompat import variables
 from tfcompat.framework import dtypes, tensor_shape
 from tfcompat.framework import graph as graph_lib
-from tfcompat.framework.graph import GraphKeys
 from tfcompat.framework.indexed_slices import IndexedSlices
 from tfcompat.framework.op_helper import convert_to_tensor, register_tensor_conversion_function
 from tfcompat.ops import array_ops
@@ -247,7 +247,7 @@ class ResourceVariable(BaseResourceVariable):
         if initial_value is None:
             raise ValueError("The `initial_value` arg to `tf.Variable` must be specified.")
         trainable = True if trainable is None else trainable
-        collections = _collections(collections, trainable)
+        collections = variables.variable_collections(collections, trainable)
         self._trainable = trainable
         self._constraint = constraint
         self._validate_shape = validate_shape
@@ -295,7 +295,6 @@ class ResourceVariable(BaseResourceVariable):
 
     def _init_from_proto(self, variable_def, import_scope=None, validate_shape=True):
         """This variable over an imported graph's nodes, named by a VariableDef."""
-        from tfcompat import variables
 
         if not variable_def.is_resource:
             raise ValueError(
@@ -337,7 +336,6 @@ class ResourceVariable(BaseResourceVariable):
     def to_proto(self, export_scope=None):
         """This variable as a VariableDef (``is_resource``) with names relative to
         ``export_scope`` (None when the variable lies outside it)."""
-        from tfcompat import variables
         from tfcompat.framework.proto import variable_pb2
 
         if export_scope is not None and not self._handle.name.startswith(export_scope):
@@ -447,20 +445,6 @@ for _method in (
     *(f"scatter_{k}" for k in ("add", "sub", "mul", "div", "min", "max", "update")),
 ):
     setattr(_UnreadVariable, _method, _with_parent_dependency(_method))
-
-
-def _collections(collections, trainable):
-    if collections is None:
-        collections = [GraphKeys.GLOBAL_VARIABLES]
-    if not isinstance(collections, (list, tuple, set)):
-        raise ValueError(
-            f"collections argument to Variable constructor must be a list, tuple, or set. "
-            f"Got {collections} of type {type(collections)}"
-        )
-    collections = list(collections)
-    if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
-        collections.append(GraphKeys.TRAINABLE_VARIABLES)
-    return collections
 
 
 def _to_tensor(var, dtype=None, name=None, as_ref=False):

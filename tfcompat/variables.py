@@ -59,16 +59,7 @@ class Variable:
         init_from_fn = callable(initial_value)
         if trainable is None:
             trainable = True
-        if collections is None:
-            collections = [GraphKeys.GLOBAL_VARIABLES]
-        if not isinstance(collections, (list, tuple, set)):
-            raise ValueError(
-                f"collections argument to Variable constructor must be a list, tuple, or set. "
-                f"Got {collections} of type {type(collections)}"
-            )
-        collections = list(collections)
-        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
-            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        collections = variable_collections(collections, trainable)
         self._trainable = trainable
         self._constraint = constraint
         graph = graph_lib.get_default_graph()
@@ -527,3 +518,19 @@ def report_uninitialized_variables(var_list=None, name="report_uninitialized_var
             mask = math_ops.logical_not(array_ops.stack(flags))
             names = constant([v.op.name for v in var_list])
             return array_ops.boolean_mask(names, mask)
+
+
+def variable_collections(collections, trainable) -> list:
+    """The collections a new variable joins (ref or resource): ``collections`` (default
+    GLOBAL_VARIABLES) plus TRAINABLE_VARIABLES when ``trainable``; TF's error otherwise."""
+    if collections is None:
+        collections = [GraphKeys.GLOBAL_VARIABLES]
+    if not isinstance(collections, (list, tuple, set)):
+        raise ValueError(
+            f"collections argument to Variable constructor must be a list, tuple, or set. "
+            f"Got {collections} of type {type(collections)}"
+        )
+    collections = list(collections)
+    if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+        collections.append(GraphKeys.TRAINABLE_VARIABLES)
+    return collections
