@@ -28,6 +28,11 @@ indices of an exact ``*GradV2``) are computed on the host before the call, from 
 inputs by the numpy kernels of the few ops producing them, and passed to the trace as a
 static pytree (part of jit's cache key): a new value compiles once, a repeated one reuses
 its executable (row counts repeat: they are the batch size).
+
+Host arrays. The distinct rows of each ``SparseSegment*GradV2`` (the row-sparse gradient of
+an embedding lookup) and each entry's row among them are computed on the host too, from the
+exact ids, and passed as arrays padded like the entries: XLA:CPU's sort, one per embedding
+table, cost more than the rest of a wide & deep step's sparse bookkeeping together.
 """
 
 from __future__ import annotations
@@ -260,8 +265,10 @@ class SegmentBuckets:
         # Output position -> fn(host values, input lengths) -> its true length.
         self.trims = _trims(segment, padded_tensors)
         self.hint_specs = _hint_specs(segment.ops, padded_tensors)
-        self.active = bool(self.padded or self.hint_specs)
+        self.grad_v2_ops = [op for op in segment.ops if sparse_lowering.is_row_sparse_grad(op)]
+        self.active = bool(self.padded or self.hint_specs or self.grad_v2_ops)
         self._lengths, self._values = {}, None
+        self._known = {}  # tensor -> its graph-constant value or None, for _HostValues
 
     # -- per call ------------------------------------------------------------------------
     def pack(self, inputs, state):
@@ -273,7 +280,7 @@ class SegmentBuckets:
         if not self.active:
             return inputs
         items = []
-        values = self._values = _HostValues(self.segment, self.ops, inputs, state)
+        values = self._values = _HostValues(self.segment, self.ops, inputs, state, self._known)
         if self.hint_specs:
             for key, compute in self.hint_specs:
                 try:
@@ -289,13 +296,34 @@ class SegmentBuckets:
             # numpy: jit's C++ dispatch transfers it (jnp.asarray would dispatch a copy op).
             packed[pos] = _pad(value, bucket_size(n))
         packed.append(Hints(tuple(sorted(items, key=repr))))
+        packed.append(self._distinct_rows(values, packed))
         return packed
 
+    def _distinct_rows(self, values, packed) -> dict:
+        """``{op name: (rows, inverse)}`` of each ``*GradV2`` whose indices and segment
+        ids the host knows: its distinct indices computed here in numpy, so that the step
+        does not sort them (XLA:CPU's sort is the slowest part of a feature-column step:
+        one per embedding table)."""
+        arrays = {}
+        for op in self.grad_v2_ops:
+            try:
+                indices = np.asarray(values.get(op.inputs[1])).reshape(-1)
+                segment_ids = np.asarray(values.get(op.inputs[2])).reshape(-1)
+                dim0 = int(np.asarray(values.get(op.inputs[3])).reshape(()))
+            except _NotHostComputable:
+                continue
+            pos = self.padded_tensors.get(op.inputs[1])
+            padded = packed[pos].shape[0] if pos is not None else None
+            arrays[op.name] = sparse_lowering.distinct_rows(indices, segment_ids, dim0, padded)
+        return arrays
+
     def unpack(self, ctx, inputs):
-        """Strips the Hints from the traced inputs into ``ctx.sparse_hints``."""
-        if inputs and isinstance(inputs[-1], Hints):
-            ctx.sparse_hints = dict(inputs[-1].items)
-            return list(inputs[:-1])
+        """Strips the Hints and the host-computed arrays from the traced inputs into
+        ``ctx.sparse_hints`` and ``ctx.host_arrays``."""
+        if len(inputs) >= 2 and isinstance(inputs[-2], Hints):
+            ctx.sparse_hints = dict(inputs[-2].items)
+            ctx.host_arrays = inputs[-1]
+            return list(inputs[:-2])
         return inputs
 
     def trim(self, outputs):
@@ -318,7 +346,7 @@ def _trims(segment, padded_tensors):
         if t in position:
             trims[position[t]] = lambda values, lengths, pos=pos: lengths[pos]
     for op in segment.ops:
-        if op.type.endswith("GradV2") and op.inputs[1] in padded_tensors:
+        if sparse_lowering.is_row_sparse_grad(op) and op.inputs[1] in padded_tensors:
             indices, segment_ids = op.inputs[1], op.inputs[2]
 
             def distinct(values, lengths, indices=indices, segment_ids=segment_ids):
@@ -416,18 +444,23 @@ class _HostValues:
 
     SHAPE_OPS = {"Shape": np.shape, "Size": np.size, "Rank": np.ndim}
 
-    def __init__(self, segment, ops, inputs, state):
+    def __init__(self, segment, ops, inputs, state, known=None):
         from lowering import interpreter
 
         self.ops = ops
         self.state = state
         self.memo = dict(zip(segment.inputs, inputs))
         self.ctx = interpreter.Context(state, "host")
+        # Whether a tensor is a graph constant does not change between calls; folding it
+        # again every step (a StridedSlice of a shape) costs more than the value itself.
+        self.known = {} if known is None else known
 
     def get(self, tensor):
         if tensor in self.memo:
             return self.memo[tensor]
-        known = constant_value(tensor)
+        known = self.known.get(tensor, self)
+        if known is self:
+            known = self.known[tensor] = constant_value(tensor)
         if known is not None:
             return np.asarray(known)
         op = tensor.op

@@ -65,6 +65,35 @@ def distinct_count(indices, segment_ids) -> int:
     return int(np.unique(np.asarray(indices)[keep]).size)
 
 
+def is_row_sparse_grad(op) -> bool:
+    """``SparseSegment{Sum,Mean,SqrtN}GradV2``: the row-sparse gradient of a lookup."""
+    return op.type.startswith("SparseSegment") and op.type.endswith("GradV2")
+
+
+def distinct_rows(indices, segment_ids, dim0, padded_length=None):
+    """The host's half of a ``*GradV2``: ``(rows, inverse)`` where ``rows`` are the
+    distinct indices of the non-padding entries, ascending, and ``inverse[i]`` is the row
+    entry ``i`` adds into. With ``padded_length`` (the entries were padded to a bucket)
+    both have that length: extra rows hold ``dim0`` (out of range: optimizers drop them)
+    and padding entries point past the last row, so the step drops them too."""
+    keep = np.asarray(segment_ids) >= 0
+    indices = np.asarray(indices)
+    kept = indices[keep]
+    # np.unique(return_inverse=True) in fewer numpy calls (this runs per table per step).
+    ordered = np.sort(kept)
+    first = np.empty(ordered.shape, bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    rows = ordered[first]
+    kept_inverse = np.searchsorted(rows, kept)
+    size = rows.size if padded_length is None else padded_length
+    inverse = np.full(size if padded_length else indices.shape[0], size, np.int32)
+    inverse[: indices.shape[0]][keep] = kept_inverse
+    if size > rows.size:
+        rows = np.concatenate([rows, np.full(size - rows.size, dim0, rows.dtype)])
+    return rows.astype(indices.dtype, copy=False), inverse
+
+
 # ---------------------------------------------------------------------------------------------
 # Entries
 # ---------------------------------------------------------------------------------------------
@@ -206,16 +235,20 @@ def _grad_v2_rule(reduction):
     def rule(ctx, op, grad, indices, segment_ids, dim0):
         n = int(static_input(ctx, op, 3, dim0).reshape(()))
         segment_ids, indices = jnp.asarray(segment_ids), jnp.asarray(indices)
-        key = (op.name, "unique")
-        if static_lib.is_static(indices) and static_lib.is_static(segment_ids):
-            size = distinct_count(indices, segment_ids)
-        else:
-            size = hints(ctx).get(key, indices.shape[0])
         share, valid = _scaled_rows(reduction, grad, segment_ids)
-        keyed = jnp.where(valid, indices, n).astype(indices.dtype)
-        unique, inverse = jnp.unique(
-            keyed, size=size, fill_value=np.asarray(n, indices.dtype), return_inverse=True
-        )
+        host = (getattr(ctx, "host_arrays", None) or {}).get(op.name)
+        if host is not None:  # the distinct rows, computed on the host (lowering/buckets.py)
+            unique, inverse = host
+            size = unique.shape[0]
+        else:
+            if static_lib.is_static(indices) and static_lib.is_static(segment_ids):
+                size = distinct_count(indices, segment_ids)
+            else:
+                size = hints(ctx).get((op.name, "unique"), indices.shape[0])
+            keyed = jnp.where(valid, indices, n).astype(indices.dtype)
+            unique, inverse = jnp.unique(
+                keyed, size=size, fill_value=np.asarray(n, indices.dtype), return_inverse=True
+            )
         out = jnp.zeros((size,) + share.shape[1:], share.dtype)
         out = out.at[inverse.reshape(-1)].add(share, mode="drop")
         return out, unique

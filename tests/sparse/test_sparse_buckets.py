@@ -1,11 +1,15 @@
 """Size buckets for sparse feeds (lowering/buckets.py): a training loop over batches of
 varying nnz compiles once per bucket, and padded steps compute what TensorFlow computes."""
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tfcompat
 from lowering import buckets
+from lowering import sparse as sparse_lowering
 from tests.oracle import tf1
 
 BATCH, VOCAB, DIM = 8, 50, 4
@@ -76,6 +80,53 @@ def test_training_loop_does_not_recompile_after_warm_up(combiner):
     their_losses, their_w, _ = _train(tf1(), combiner, batches, labels)
     np.testing.assert_allclose(losses, their_losses, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(w, their_w, rtol=1e-5, atol=1e-6)
+
+
+def test_training_step_takes_distinct_rows_from_the_host(monkeypatch):
+    """The row-sparse gradient's distinct ids are computed by the host before the call
+    (XLA:CPU's sort, one per table, was the slowest part of a feature-column step): the
+    step never calls ``jnp.unique``, and trains as TF does."""
+
+    def no_device_unique(*args, **kwargs):
+        raise AssertionError("the device step sorted ids")
+
+    rng = np.random.default_rng(1)
+    batches = [_batch(rng, int(rng.integers(1, 12))) for _ in range(4)]
+    labels = rng.normal(size=(BATCH, DIM)).astype(np.float32)
+    monkeypatch.setattr(jnp, "unique", no_device_unique)
+    losses, w, _ = _train(tfcompat, "mean", batches, labels)
+    monkeypatch.undo()
+    their_losses, their_w, _ = _train(tf1(), "mean", batches, labels)
+    np.testing.assert_allclose(losses, their_losses, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(w, their_w, rtol=1e-5, atol=1e-6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    ids=st.lists(st.integers(0, 20), min_size=0, max_size=30),
+    padding=st.integers(0, 8),
+    data=st.data(),
+)
+def test_distinct_rows_matches_numpy_unique(ids, padding, data):
+    """``distinct_rows`` is ``np.unique(return_inverse=True)`` over the kept entries, with
+    padding rows (index ``dim0``) and padding entries (pointing past the last row)."""
+    ids = np.asarray(ids, np.int64)
+    keep = np.asarray(
+        data.draw(st.lists(st.booleans(), min_size=len(ids), max_size=len(ids))), bool
+    )
+    segment_ids = np.where(keep, 0, -1)
+    expected, expected_inverse = np.unique(ids[keep], return_inverse=True)
+    rows, inverse = sparse_lowering.distinct_rows(ids, segment_ids, 21)
+    np.testing.assert_array_equal(rows, expected)
+    np.testing.assert_array_equal(inverse[keep], expected_inverse.reshape(-1))
+    assert (inverse[~keep] == rows.size).all()
+    padded = len(ids) + padding
+    rows, inverse = sparse_lowering.distinct_rows(ids, segment_ids, 21, padded)
+    assert rows.shape == inverse.shape == (padded,)
+    np.testing.assert_array_equal(rows[: expected.size], expected)
+    assert (rows[expected.size :] == 21).all()
+    np.testing.assert_array_equal(inverse[: len(ids)][keep], expected_inverse.reshape(-1))
+    assert (inverse[: len(ids)][~keep] == padded).all() and (inverse[len(ids) :] == padded).all()
 
 
 def test_bucket_sizes():
