@@ -213,32 +213,149 @@ class HostProgram:
                 plain.update(outputs)
             single = outputs[0] if len(outputs) == 1 else None
             self._steps.append((op, rule, tuple(op.inputs), reads, single))
+        self._steps = _memoize_shape_islands(self._steps, rules)
 
     def run(self, env: dict, ctx: Context):
         if self._constants is None:
             # Every constant output is kept: a later segment or a fetch may read it too.
             self._constants = run_ops(self._constant_ops, {}, REFERENCE, ctx)
         env.update(self._constants)
-        for op, rule, inputs, reads, single in self._steps:
-            if rule is None:
-                _forward_ref(op, env)
-                continue
-            if rule is _ALIAS:
-                for out, twin_out in inputs:
-                    env[out] = env[twin_out]
-                continue
-            args = [env[t] for t in inputs]
-            for i in reads:
-                if isinstance(args[i], VarRef):
-                    args[i] = ctx.read_var(args[i], op)
-            if single is not None:
-                env[single] = _call(op, rule, args, ctx)
-            else:
-                _store(op, _call(op, rule, args, ctx), env)
+        _run_steps(self._steps, env, ctx)
         return env
 
 
+def _run_steps(steps, env: dict, ctx: Context):
+    for op, rule, inputs, reads, single in steps:
+        if rule is None:
+            _forward_ref(op, env)
+            continue
+        if rule is _ALIAS:
+            for out, twin_out in inputs:
+                env[out] = env[twin_out]
+            continue
+        if rule is _ISLAND:
+            inputs.run(env, ctx)
+            continue
+        args = [env[t] for t in inputs]
+        for i in reads:
+            if isinstance(args[i], VarRef):
+                args[i] = ctx.read_var(args[i], op)
+        if single is not None:
+            env[single] = _call(op, rule, args, ctx)
+        else:
+            _store(op, _call(op, rule, args, ctx), env)
+
+
 _ALIAS = object()  # a HostProgram step that copies an identical earlier op's outputs
+_ISLAND = object()  # a HostProgram step that runs a _ShapeIsland
+
+
+# ---------------------------------------------------------------------------------------------
+# Shape islands: the small integer arithmetic around sparse tensors, memoised per value
+# ---------------------------------------------------------------------------------------------
+# An op whose inputs and outputs are all integer or bool tensors of at most this many
+# elements (by their static shapes) is shape arithmetic: a dense_shape sliced, multiplied,
+# packed and cast on its way to a SparseReshape.
+_ISLAND_MAX_ELEMENTS = 16
+# Distinct input values remembered per island (a training loop sees a few batch shapes).
+_ISLAND_CACHE_SIZE = 64
+
+
+def _is_small_int(tensor) -> bool:
+    shape = tensor.shape
+    if shape.rank is None or not shape.is_fully_defined():
+        return False
+    dtype = tensor.dtype.base_dtype
+    return (dtype.is_integer or dtype.name == "bool") and (
+        int(np.prod(shape.as_list(), dtype=np.int64)) <= _ISLAND_MAX_ELEMENTS
+    )
+
+
+class _ShapeIsland:
+    """Connected stateless ops on small integer tensors, run as one step: their outputs
+    are remembered per value of the island's inputs (a few bytes each), so a step whose
+    batch shape repeats skips them. Feature-column graphs hold hundreds of such ops (TF's
+    ``safe_embedding_lookup_sparse`` reshapes every column's ids by arithmetic on its
+    ``dense_shape``), each costing more in kernel dispatch than in arithmetic."""
+
+    def __init__(self, steps, inputs):
+        self.steps = steps
+        self.inputs = inputs
+        self.outputs = tuple(t for step in steps for t in step[0].outputs)
+        self.cache = {}
+
+    def run(self, env, ctx):
+        key = []
+        for t in self.inputs:
+            value = env[t]
+            if not isinstance(value, (np.ndarray, np.generic)):
+                _run_steps(self.steps, env, ctx)  # e.g. a Python scalar: not memoised
+                return
+            key.append((value.dtype.str, value.shape, value.tobytes()))
+        key = tuple(key)
+        values = self.cache.get(key)
+        if values is None:
+            _run_steps(self.steps, env, ctx)
+            values = tuple(env[t] for t in self.outputs)
+            for value in values:
+                if isinstance(value, np.ndarray):
+                    value.flags.writeable = False  # shared by later steps: never mutated
+            if len(self.cache) >= _ISLAND_CACHE_SIZE:
+                self.cache.clear()
+            self.cache[key] = values
+        env.update(zip(self.outputs, values))
+
+
+def _memoize_shape_islands(steps, rules):
+    """``steps`` with each island of shape arithmetic (see ``_ShapeIsland``) replaced by
+    one step at its first op's place. An island whose inputs are not all computed by then
+    (one of its ops waits on a later data op) is left as it is."""
+    island_of = {}  # step index -> island root index (union-find)
+
+    def root(i):
+        while island_of[i] != i:
+            island_of[i] = island_of[island_of[i]]
+            i = island_of[i]
+        return i
+
+    producer = {}
+    for i, (op, rule, *_rest) in enumerate(steps):
+        for t in op.outputs:
+            producer[t] = i
+        if rule in (None, _ALIAS) or rules.get(op.type) is not rule:
+            continue
+        if op.op_def.is_stateful or op.type.startswith("_") or any(input_modes(op)):
+            continue
+        if not op.inputs or not all(map(_is_small_int, (*op.inputs, *op.outputs))):
+            continue
+        island_of[i] = i
+        for t in op.inputs:
+            j = producer.get(t)
+            if j is not None and j in island_of:
+                island_of[root(j)] = root(i)
+    members = {}
+    for i in island_of:
+        members.setdefault(root(i), []).append(i)
+    replaced, first_step = {}, {}
+    for indices in members.values():
+        indices.sort()
+        inside = {t for i in indices for t in steps[i][0].outputs}
+        inputs = []
+        for i in indices:
+            for t in steps[i][0].inputs:
+                if t not in inside and t not in inputs:
+                    inputs.append(t)
+        # Every input must exist when the island runs, at its first op's place.
+        if any(producer.get(t, -1) > indices[0] for t in inputs):
+            continue
+        island = _ShapeIsland([steps[i] for i in indices], tuple(inputs))
+        first_step[indices[0]] = (None, _ISLAND, island, (), None)
+        replaced.update(dict.fromkeys(indices))
+    return [
+        first_step.get(i, step)
+        for i, step in enumerate(steps)
+        if i not in replaced or i in first_step
+    ]
 
 
 def _identity_key(op, alias, plain, own):

@@ -68,3 +68,23 @@ def test_identical_host_ops_run_once(monkeypatch):
     np.testing.assert_array_equal(b, a)
     np.testing.assert_array_equal(c, [farmhash.fingerprint64(s) % 7 for s in strings])
     assert sorted(calls) == ["first", "other"]
+
+
+def test_shape_arithmetic_is_remembered_per_input_value(monkeypatch):
+    """Small integer arithmetic on a host value (a shape) runs once per distinct shape:
+    a repeated batch shape reuses the outputs, a new one computes them, and the results
+    are TF's every time."""
+    calls = _counting(monkeypatch, "Prod")
+    with tf.Graph().as_default():
+        words = tf.placeholder(tf.string, [None, None], name="words")
+        shape = tf.shape(words, out_type=tf.int64)
+        size = tf.reduce_prod(shape, name="size")
+        rows = tf.stack([size, shape[1]], name="rows")
+        text = tf.strings.as_string(rows)
+        with tf.Session() as sess:
+            for rows_count, cols in [(2, 3), (2, 3), (4, 1), (2, 3), (4, 1)]:
+                batch = np.full((rows_count, cols), b"w", dtype=object)
+                out, sizes = sess.run([text, rows], {words: batch})
+                assert list(out) == [str(rows_count * cols).encode(), str(cols).encode()]
+                np.testing.assert_array_equal(sizes, [rows_count * cols, cols])
+    assert calls == ["size", "size"]  # once for [2, 3], once for [4, 1]
