@@ -382,8 +382,10 @@ def _pad(value, size):
     fill = -1 if value.dtype.kind in "iu" else 0
     if value.dtype.kind == "u":
         fill = 0
-    pad = np.full((size - value.shape[0],) + value.shape[1:], fill, dtype=value.dtype)
-    return np.concatenate([value, pad])
+    out = np.empty((size,) + value.shape[1:], dtype=value.dtype)
+    out[: value.shape[0]] = value
+    out[value.shape[0] :] = fill
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

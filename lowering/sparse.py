@@ -79,19 +79,22 @@ def distinct_rows(indices, segment_ids, dim0, padded_length=None):
     keep = np.asarray(segment_ids) >= 0
     indices = np.asarray(indices)
     kept = indices[keep]
-    # np.unique(return_inverse=True) in fewer numpy calls (this runs per table per step).
-    ordered = np.sort(kept)
+    # np.unique(return_inverse=True) in fewer numpy passes (this runs per table per step):
+    # sort once, mark each run's first element, number the runs back in input order.
+    order = np.argsort(kept)
+    ordered = kept[order]
     first = np.empty(ordered.shape, bool)
     first[:1] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    rows = ordered[first]
-    kept_inverse = np.searchsorted(rows, kept)
-    size = rows.size if padded_length is None else padded_length
+    distinct = ordered[first]
+    size = distinct.size if padded_length is None else padded_length
+    rows = np.full(size, dim0, indices.dtype)
+    rows[: distinct.size] = distinct
     inverse = np.full(size if padded_length else indices.shape[0], size, np.int32)
+    kept_inverse = np.empty(kept.shape, np.int32)
+    kept_inverse[order] = np.cumsum(first) - 1
     inverse[: indices.shape[0]][keep] = kept_inverse
-    if size > rows.size:
-        rows = np.concatenate([rows, np.full(size - rows.size, dim0, rows.dtype)])
-    return rows.astype(indices.dtype, copy=False), inverse
+    return rows, inverse
 
 
 # ---------------------------------------------------------------------------------------------
