@@ -345,8 +345,11 @@ def _memoize_shape_islands(steps, rules):
             for t in steps[i][0].inputs:
                 if t not in inside and t not in inputs:
                     inputs.append(t)
-        # Every input must exist when the island runs, at its first op's place.
-        if any(producer.get(t, -1) > indices[0] for t in inputs):
+        # Every input must exist when the island runs, at its first op's place. An island
+        # of Identity ops only would cost more to look up than to run.
+        if any(producer.get(t, -1) > indices[0] for t in inputs) or all(
+            steps[i][0].type == "Identity" for i in indices
+        ):
             continue
         island = _ShapeIsland([steps[i] for i in indices], tuple(inputs))
         first_step[indices[0]] = (None, _ISLAND, island, (), None)
