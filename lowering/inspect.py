@@ -262,7 +262,10 @@ def lower_device_segment(segment, state: dict, inputs: list) -> DeviceLowering:
     fn.__name__ = "device_segment"
     counter = jax.ShapeDtypeStruct((), np.uint32)
     jaxpr = jax.make_jaxpr(fn)(state, inputs, counter)
-    lowered = jax.jit(fn, donate_argnums=(0,)).lower(state, inputs, counter)
+    options = compile_lib.compiler_options(segment)
+    lowered = jax.jit(fn, donate_argnums=(0,), compiler_options=options).lower(
+        state, inputs, counter
+    )
     compiled = lowered.compile()
     optimized = strip_debug_tables(compiled.as_text())
     return DeviceLowering(
