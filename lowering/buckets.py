@@ -440,6 +440,11 @@ def _spec(tensors, fn):
     return lambda values: fn(*[values.get(t) for t in tensors])
 
 
+def host_values(segment, inputs, state):
+    """Evaluates tensors of ``segment`` on the host from its exact ``inputs``."""
+    return _HostValues(segment, set(segment.ops), inputs, state)
+
+
 class _HostValues:
     """Evaluates tensors of a segment on the host from its exact inputs (numpy kernels),
     for the few values that decide sizes; memoised per call."""

@@ -6,10 +6,15 @@ a device segment is traced: graph constants and static-shape arithmetic are (the
 values while tracing). When such a value is fed instead (``tf.range(n)`` with ``n`` a
 placeholder), the rule raises ``StaticValueRequired``; the device function then retraces with
 its small integer feeds as compile-time constants, so the executable is specialised to those
-values and cached per distinct value (a new value compiles once).
+values and cached per distinct value (a new value compiles once). The first such retrace
+is preceded by one exploratory trace (``collecting``) that finds all the values a step
+needs, instead of one retrace per value.
 """
 
 from __future__ import annotations
+
+import contextlib
+import contextvars
 
 import numpy as np
 
@@ -18,6 +23,24 @@ from tfcompat.framework.constant_value import constant_value
 
 # Integer feeds up to this many elements may become compile-time constants.
 MAX_STATIC_FEED_ELEMENTS = 1024
+
+
+# While a trace explores what it needs (``collecting``): (evaluate, found).
+_collector: contextvars.ContextVar = contextvars.ContextVar("static_collector", default=None)
+
+
+@contextlib.contextmanager
+def collecting(evaluate):
+    """Within it, a rule needing a run-time value takes ``evaluate(tensor)`` (a numpy
+    value, or an exception when the host cannot compute it) instead of stopping the trace,
+    and the tensor is added to the yielded list: one exploratory trace then finds every
+    compile-time value a step needs, not only the first."""
+    found = []
+    token = _collector.set((evaluate, found))
+    try:
+        yield found
+    finally:
+        _collector.reset(token)
 
 
 class StaticValueRequired(errors.UnimplementedError):
@@ -43,6 +66,16 @@ def static_value(op, index, value, what=None) -> np.ndarray:
 
     if not isinstance(value, jax.core.Tracer):
         return np.asarray(value)
+    collector = _collector.get()
+    if collector is not None:
+        evaluate, found = collector
+        try:
+            known = evaluate(op.inputs[index])
+        except Exception:  # not computable on the host: stop here, as without collecting
+            known = None
+        if known is not None:
+            found.append(op.inputs[index])
+            return np.asarray(known)
     if what is None:
         what = op.op_def.inputs[min(index, len(op.op_def.inputs) - 1)].name
     error = StaticValueRequired(
