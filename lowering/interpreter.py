@@ -298,8 +298,11 @@ class _ShapeIsland:
             _run_steps(self.steps, env, ctx)
             values = tuple(env[t] for t in self.outputs)
             for value in values:
-                if isinstance(value, np.ndarray):
-                    value.flags.writeable = False  # shared by later steps: never mutated
+                # Shared by later steps, so never to be changed in place; only arrays made
+                # here (a kernel may return its input, e.g. a feed the caller owns).
+                if isinstance(value, np.ndarray) and value.base is None:
+                    if not any(value is env[t] for t in self.inputs):
+                        value.flags.writeable = False
             if len(self.cache) >= _ISLAND_CACHE_SIZE:
                 self.cache.clear()
             self.cache[key] = values

@@ -88,3 +88,18 @@ def test_shape_arithmetic_is_remembered_per_input_value(monkeypatch):
                 assert list(out) == [str(rows_count * cols).encode(), str(cols).encode()]
                 np.testing.assert_array_equal(sizes, [rows_count * cols, cols])
     assert calls == ["size", "size"]  # once for [2, 3], once for [4, 1]
+
+
+def test_remembered_shape_arithmetic_leaves_fed_arrays_writable():
+    """A shape island one of whose outputs is its fed input (an Identity beside the
+    arithmetic) does not make the caller's array read-only."""
+    with tf.Graph().as_default():
+        sizes = tf.placeholder(tf.int64, [2], name="sizes")
+        same = tf.identity(sizes)
+        text = tf.strings.as_string(tf.reduce_prod(same) + same[0])
+        fed = np.array([2, 3], np.int64)
+        with tf.Session() as sess:
+            assert sess.run(text, {sizes: fed}) == b"8"
+            assert sess.run(text, {sizes: fed}) == b"8"
+    fed[0] = 4  # still the caller's, still writable
+    assert fed.flags.writeable
