@@ -48,6 +48,48 @@ def run_graph_program(tf, build, warmup, steps, init=True):
     return first, rate
 
 
+class GraphRunner:
+    """One legacy program's Session, built and warmed, run in rounds of steps: for
+    ``interleaved_rates``. ``first`` is the first-step latency (build, initialise, lower,
+    compile, run). With ``train_op_only`` a round fetches only the first fetch (the train
+    op) each step and reads one variable at its end, which waits for the last update."""
+
+    def __init__(self, tf, build, warmup):
+        start = time.perf_counter()
+        self.graph = tf.Graph()
+        with self.graph.as_default():
+            self.fetches, self.make_feed = build(tf)
+            self.sess = tf.Session(graph=self.graph)
+            self.sess.run(tf.global_variables_initializer())
+            self.sess.run(self.fetches, self.make_feed(0))
+            self.first = time.perf_counter() - start
+            self.weights = tf.trainable_variables()[0]
+        self.step = 1
+        for train_op_only in (False, True):
+            self.run(warmup, train_op_only)
+
+    def run(self, steps, train_op_only=False):
+        fetches = self.fetches[0] if train_op_only else self.fetches
+        for _ in range(steps):
+            self.sess.run(fetches, self.make_feed(self.step))
+            self.step += 1
+        if train_op_only:
+            self.sess.run(self.weights)
+
+
+def interleaved_rates(rounds: dict, repeats: int, steps: int) -> dict:
+    """Median steps/s of each ``rounds[name](steps)`` (runs ``steps`` steps, returning once
+    they are done). The runners take turns, ``repeats`` rounds each, so that load from other
+    processes on a shared machine hits them alike and their ratios hold."""
+    samples = {name: [] for name in rounds}
+    for _ in range(repeats):
+        for name, run in rounds.items():
+            start = time.perf_counter()
+            run(steps)
+            samples[name].append(steps / (time.perf_counter() - start))
+    return {name: sorted(rates)[len(rates) // 2] for name, rates in samples.items()}
+
+
 def report(title, rows, ours="tfcompat"):
     """Prints ``rows`` of (name, first-step s or None, steps/s) and the ratio of the row
     named ``ours`` to each."""

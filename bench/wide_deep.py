@@ -9,11 +9,12 @@ parsed by ``tf.io.parse_example`` (or as raw string/float arrays with ``--raw``)
 
 Reports steps/s and ratios (a loop fetching the loss every step, and one fetching only the
 train op, where tfcompat overlaps a step's host part with the previous step's device part),
-tfcompat's host share (parsing, hashing, id bookkeeping run in numpy on the host; the rest
-is one XLA step) and the number of XLA compilations, which must not grow with the number
-of batches.
+each the median of rounds the runners take in turn (the machine is shared: its load hits
+them alike), tfcompat's host share (parsing, hashing, id bookkeeping run in numpy on the
+host; the rest is one XLA step) and the number of XLA compilations, which must not grow
+with the number of batches.
 
-    python -m bench.wide_deep [--steps N] [--buckets B] [--batch 512] [--raw]
+    python -m bench.wide_deep [--steps N] [--rounds R] [--buckets B] [--batch 512] [--raw]
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import time
 
 import numpy as np
 
-from bench.harness import report, run_graph_program, tensorflow_v1, timed_loop
+from bench.harness import GraphRunner, interleaved_rates, report, tensorflow_v1
 
 NUM_DENSE, NUM_SLOTS, EMBED, HIDDEN = 13, 26, 16, (256, 128)
 CROSSES = (("C1", "C2"), ("C3", "C4"))
@@ -125,7 +126,8 @@ def wide_deep_program(buckets, batches, raw):
 # tfcompat instrumentation: compile counts and the host / device split of a step
 # ---------------------------------------------------------------------------------------------
 class StepProfile:
-    """Collects tfcompat's executables and times their host segments and device steps."""
+    """Collects tfcompat's executables and, while ``enabled``, times their host segments
+    and device steps."""
 
     def __init__(self):
         import jax
@@ -134,6 +136,8 @@ class StepProfile:
         from lowering import interpreter
 
         self.executables, self.host_s, self.device_s = [], 0.0, 0.0
+        # Timing blocks on every device step, so it is switched on for profiled steps only.
+        self.enabled = False
         compile_lib.EXECUTABLE_OBSERVERS.append(self.executables.append)
         original_call, original_host_run = (
             compile_lib.DeviceFunction.__call__,
@@ -142,12 +146,16 @@ class StepProfile:
         profile = self
 
         def device_call(fn, state, env, counter, entropy=0):
+            if not profile.enabled:
+                return original_call(fn, state, env, counter, entropy)
             start = time.perf_counter()
             original_call(fn, state, env, counter, entropy)
             jax.block_until_ready([env[t] for t in fn.segment.outputs] + list(state.values()))
             profile.device_s += time.perf_counter() - start
 
         def host_run(program, env, ctx):
+            if not profile.enabled:
+                return original_host_run(program, env, ctx)
             start = time.perf_counter()
             result = original_host_run(program, env, ctx)
             profile.host_s += time.perf_counter() - start
@@ -162,25 +170,6 @@ class StepProfile:
 
     def reset_times(self):
         self.host_s = self.device_s = 0.0
-
-    def after_warm_up(self, build, warm_steps, warm):
-        """``build`` whose feeds reset the timers (and record the compile count in
-        ``warm["compiles"]``) once ``warm_steps`` steps have been fed."""
-
-        def wrapped(tf):
-            fetches, make_feed = build(tf)
-            fed = [0]
-
-            def feed(step):
-                if fed[0] == warm_steps:
-                    self.reset_times()
-                    warm["compiles"] = self.compile_count
-                fed[0] += 1
-                return make_feed(step)
-
-            return fetches, feed
-
-        return wrapped
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,11 +199,12 @@ def _sparse_adagrad(table, accum, ids, grads, lr):
     return table, accum
 
 
-def jax_twin(buckets, batches, warmup, steps, lr=0.05):
+def jax_twin(buckets, batches, warmup, lr=0.05):
     """The model written directly in JAX: embedding and wide tables as two flat
     [slots * buckets, width] arrays, rows gathered by (slot, bucket) ids, gradients taken
     with respect to the gathered rows, sparse Adagrad on the tables, dense Adagrad on the
-    DNN."""
+    DNN. Returns (first-step s, ``run(steps)``, host ms per step since warm-up, jit cache
+    size)."""
     import functools
 
     import jax
@@ -272,17 +262,24 @@ def jax_twin(buckets, batches, warmup, steps, lr=0.05):
         host_s[0] += time.perf_counter() - start
         return dense, slot_ids + slot_offset, wide_ids, y
 
-    holder = [state]
+    holder, taken = [state], [0]
 
-    def run(i):
-        holder[0], loss = step(holder[0], *host_inputs(i))
-        loss.block_until_ready()
+    def run(steps):
+        for _ in range(steps):
+            holder[0], loss = step(holder[0], *host_inputs(taken[0]))
+            taken[0] += 1
+            loss.block_until_ready()
 
     start = time.perf_counter()
-    run(0)
+    run(1)
     first = time.perf_counter() - start
-    rate = timed_loop(run, warmup, steps)
-    return first, rate, host_s[0] / (warmup + steps + 1), step._cache_size()
+    run(warmup)
+    host_s[0], warm = 0.0, taken[0]
+
+    def host_ms_per_step():
+        return host_s[0] / max(taken[0] - warm, 1) * 1e3
+
+    return first, run, host_ms_per_step, step._cache_size
 
 
 def _cross_ids(cats, keys, buckets):
@@ -292,31 +289,11 @@ def _cross_ids(cats, keys, buckets):
     return _fingerprint_buckets(joined, buckets).reshape(-1, 1)
 
 
-def train_op_only_rate(tf, build, warmup, steps):
-    """Steps/s of a loop that fetches only the train op (the loss is looked at now and
-    then, as TF1 loops often do). tfcompat's ``Session.run`` then returns once the step is
-    dispatched, so the host part of the next step overlaps the device part of this one;
-    one variable read at the end waits for the last update, inside the timing."""
-    graph = tf.Graph()
-    with graph.as_default():
-        (train, _), make_feed = build(tf)
-        weights = tf.trainable_variables()[0]
-        with tf.Session(graph=graph) as sess:
-            sess.run(tf.global_variables_initializer())
-            for i in range(warmup + 1):
-                sess.run(train, make_feed(i))
-            sess.run(weights)
-            start = time.perf_counter()
-            for i in range(steps):
-                sess.run(train, make_feed(i))
-            sess.run(weights)
-            return steps / (time.perf_counter() - start)
-
-
 # ---------------------------------------------------------------------------------------------
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=50)
+    parser.add_argument("--steps", type=int, default=60, help="timed steps per runner")
+    parser.add_argument("--rounds", type=int, default=6, help="turns the runners take")
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--batch", type=int, default=512)
     parser.add_argument("--buckets", type=int, default=100_000)
@@ -325,46 +302,57 @@ def main():
 
     batches = make_batches(args.batch, 8)
     build = wide_deep_program(args.buckets, batches, args.raw)
-    rows = []
     import tfcompat
 
-    tf_v1 = tensorflow_v1()
-    # Before StepProfile, whose timers wait for every device step.
-    overlap_rows = [
-        (name, None, train_op_only_rate(module, build, args.warmup, args.steps))
-        for name, module in (("tfcompat", tfcompat), ("tensorflow 2.21", tf_v1))
-    ]
     profile = StepProfile()
-    steps_done = 1 + args.warmup + args.steps
-    try:
-        warm = {}
-        rows.append(
-            ("tfcompat",)
-            + run_graph_program(
-                tfcompat, profile.after_warm_up(build, 1 + args.warmup, warm), args.warmup,
-                args.steps,
-            )
-        )  # fmt: skip
-        total = profile.host_s + profile.device_s
-        device_functions = sum(len(e.device_functions) for e in profile.executables)
-        print(
-            f"tfcompat (timed steps): host share {profile.host_s / max(total, 1e-9):.0%} "
-            f"(host {profile.host_s / args.steps * 1e3:.1f} ms/step, device "
-            f"{profile.device_s / args.steps * 1e3:.1f} ms/step, device functions blocked on "
-            f"one by one); XLA traces: {warm['compiles']} in warm-up (incl. retraces for "
-            f"compile-time values), {profile.compile_count - warm['compiles']} after, for "
-            f"{device_functions} device functions over {steps_done} steps ({len(batches)} "
-            f"distinct batches)"
-        )
-    except (NotImplementedError, AttributeError) as e:  # ops tfcompat does not have yet
-        print(f"tfcompat: not runnable yet: {type(e).__name__}: {e}")
-    rows.append(("tensorflow 2.21",) + run_graph_program(tf_v1, build, args.warmup, args.steps))
-    first, rate, host, cache = jax_twin(args.buckets, batches, args.warmup, args.steps)
-    rows.append(("jax twin", first, rate))
-    print(f"jax twin: host hashing {host * 1e3:.1f} ms/step; jit cache entries: {cache}")
+    ours = GraphRunner(tfcompat, build, args.warmup)
+    warm_compiles = profile.compile_count
+    theirs = GraphRunner(tensorflow_v1(), build, args.warmup)
+    twin_first, twin_run, twin_host_ms, twin_cache = jax_twin(args.buckets, batches, args.warmup)
+    rates = interleaved_rates(
+        {
+            "tfcompat": ours.run,
+            "tensorflow 2.21": theirs.run,
+            "jax twin": twin_run,
+            "tfcompat, train op": lambda n: ours.run(n, train_op_only=True),
+            "tensorflow, train op": lambda n: theirs.run(n, train_op_only=True),
+        },
+        args.rounds,
+        max(args.steps // args.rounds, 1),
+    )
+    profiled = 20
+    profile.reset_times()
+    profile.enabled = True
+    ours.run(profiled)
+    profile.enabled = False
+    total = profile.host_s + profile.device_s
+    device_functions = sum(len(e.device_functions) for e in profile.executables)
+    print(
+        f"tfcompat ({profiled} profiled steps): host share {profile.host_s / max(total, 1e-9):.0%} "
+        f"(host {profile.host_s / profiled * 1e3:.1f} ms/step, device "
+        f"{profile.device_s / profiled * 1e3:.1f} ms/step, device functions blocked on one by "
+        f"one); XLA traces: {warm_compiles} in warm-up (incl. retraces for compile-time "
+        f"values), {profile.compile_count - warm_compiles} after, for {device_functions} device "
+        f"functions over {ours.step} steps ({len(batches)} distinct batches)"
+    )
+    print(f"jax twin: host hashing {twin_host_ms():.1f} ms/step; jit cache entries: {twin_cache()}")
     title = f"wide & deep, batch {args.batch}, {args.buckets} buckets x {NUM_SLOTS} slots"
-    report(f"{title}, fetching [train_op, loss] every step", rows)
-    report(f"{title}, fetching the train op only", overlap_rows)
+    note = f"median of {args.rounds} interleaved rounds"
+    report(
+        f"{title}, fetching [train_op, loss] every step ({note})",
+        [
+            ("tfcompat", ours.first, rates["tfcompat"]),
+            ("tensorflow 2.21", theirs.first, rates["tensorflow 2.21"]),
+            ("jax twin", twin_first, rates["jax twin"]),
+        ],
+    )
+    report(
+        f"{title}, fetching the train op only ({note})",
+        [
+            ("tfcompat", None, rates["tfcompat, train op"]),
+            ("tensorflow 2.21", None, rates["tensorflow, train op"]),
+        ],
+    )
 
 
 if __name__ == "__main__":
