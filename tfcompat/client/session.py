@@ -300,7 +300,20 @@ class BaseSession:
         if dtype == dtypes.string:
             from tfcompat.framework import tensor_util
 
-            array = tensor_util.to_numpy(value, dtypes.string)
+            try:
+                array = tensor_util.to_numpy(value, dtypes.string)
+            except TypeError:
+                # TF's feed conversion fails in C++ on the first element that is no string.
+                odd = [
+                    v
+                    for v in np.asarray(value, dtype=object).ravel().tolist()
+                    if not isinstance(v, (bytes, str))
+                ]
+                if not odd:
+                    raise
+                raise errors.InternalError(
+                    None, None, f"Unsupported object type {type(odd[0]).__name__}"
+                ) from None
         else:
             np_dtype = dtype.as_numpy_dtype
             if isinstance(value, np.ndarray) and value.dtype == np_dtype:

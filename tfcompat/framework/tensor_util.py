@@ -67,6 +67,19 @@ def infer_dtype(value) -> dtypes.DType:
 
 
 def _string_array(value):
+    """``value`` as an object array of ``bytes`` (str encoded as UTF-8). A batch of
+    serialized records is fed every step, so the common inputs take vectorised paths: an
+    object array holding bytes only is copied as it is, numpy byte and unicode arrays are
+    converted whole; anything else is checked element by element."""
+    if isinstance(value, np.ndarray) and value.dtype.kind == "S":
+        return value.astype(object)
+    if isinstance(value, np.ndarray) and value.dtype.kind == "U":
+        return np.char.encode(value, "utf-8").astype(object)
+    arr = np.asarray(value, dtype=object)
+    flat = arr.ravel().tolist()
+    if set(map(type, flat)) <= {bytes}:
+        return arr.copy()
+
     def enc(v):
         if isinstance(v, str):
             return v.encode("utf-8")
@@ -74,11 +87,9 @@ def _string_array(value):
             return bytes(v)
         raise TypeError(f"Expected string, got {v!r} of type '{type(v).__name__}' instead.")
 
-    arr = np.asarray(value, dtype=object)
-    out = np.empty(arr.shape, dtype=object)
-    for idx, v in np.ndenumerate(arr):
-        out[idx] = enc(v)
-    return out
+    out = np.empty(len(flat), dtype=object)
+    out[:] = [enc(v) for v in flat]
+    return out.reshape(arr.shape)
 
 
 def to_numpy(value, dtype=None) -> np.ndarray:
