@@ -64,21 +64,23 @@ def _gather_v1(ctx, op, params, indices):
 def _gather_nd(ctx, op, params, indices):
     params, indices = np.asarray(params), np.asarray(indices)
     depth = indices.shape[-1]
+    out_shape = indices.shape[:-1] + params.shape[depth:]
+    if depth == 0:  # every index picks all of params
+        return np.broadcast_to(params, out_shape).copy()
     flat = indices.reshape(-1, depth)
-    for row, index in enumerate(flat):
-        for k, v in enumerate(index):
-            if not 0 <= v < params.shape[k]:
-                _fail(
-                    op,
-                    f"indices[{row}] = [{', '.join(map(str, index))}] does not index "
-                    f"into param shape [{', '.join(map(str, params.shape))}]",
-                )
-    out = (
-        np.stack([params[tuple(i)] for i in flat])
-        if len(flat)
-        else np.zeros((0,) + params.shape[depth:], params.dtype)
-    )
-    return out.reshape(indices.shape[:-1] + params.shape[depth:])
+    bad = ((flat < 0) | (flat >= np.asarray(params.shape[:depth]))).any(axis=1)
+    if bad.any():
+        # TF's CPU kernel names the last index out of range, by its place in the leading
+        # dimensions of ``indices``.
+        row = int(np.flatnonzero(bad)[-1])
+        place = np.unravel_index(row, indices.shape[:-1])
+        where = "[" + ",".join(str(int(i)) for i in place) + "]" if place else ""
+        _fail(
+            op,
+            f"indices{where} = [{', '.join(map(str, flat[row]))}] does not index into param "
+            f"shape [{','.join(map(str, params.shape))}], node name: {op.name}",
+        )
+    return params[tuple(flat.T)].reshape(out_shape)
 
 
 @reference("ScatterNd")

@@ -38,6 +38,7 @@ GATHER_CASES = {
     "gather_int64_indices": lambda tf, x: tf.gather(x, np.array([1, 2], np.int64)),
     "gather_nd_full": lambda tf, x: tf.gather_nd(x, [[0, 1, 1], [3, 2, 0]]),
     "gather_nd_partial": lambda tf, x: tf.gather_nd(x, [[[1], [0]]]),
+    "gather_nd_whole": lambda tf, x: tf.gather_nd(x, tf.zeros([2, 0], tf.int32)),
     "scatter_nd": lambda tf, x: tf.scatter_nd([[1], [3], [1]], tf.gather(x, [0, 1, 2]), [5, 3, 2]),
     "diag_band": lambda tf, x: tf.linalg.band_part(x, 1, 0),
     "band_upper": lambda tf, x: tf.matrix_band_part(x, 0, -1),
@@ -100,6 +101,26 @@ def test_out_of_range_indices(build):
         run(tfcompat, program, backend="reference")
     out = run(tfcompat, program, backend="xla").values
     assert np.all((np.asarray(out) == 0) | np.isin(np.asarray(out), PARAMS["float32"]))
+
+
+@pytest.mark.parametrize(
+    "indices",
+    [[[7, 1], [0, 0], [3, 5]], [[[0, 1]], [[9, 0]]], [[0, 1], [1, 9], [0, 0]], [[0, 9], [8, 0]]],
+    ids=["last_of_two", "nested_place", "second_axis", "two_bad"],
+)
+def test_gather_nd_out_of_range_message_is_tfs(indices):
+    """The CPU kernel's message: the last bad index by its place in ``indices``."""
+    tf = __import__("tests.oracle", fromlist=["tf1"]).tf1()
+    messages = []
+    for module, kwargs in ((tf, {}), (tfcompat, {"backend": "reference"})):
+        with module.Graph().as_default():
+            x = module.constant(PARAMS["float32"][:, :, 0])
+            out = module.gather_nd(x, module.constant(indices), name="gathered")
+            with module.Session(**kwargs) as sess:
+                with pytest.raises(module.errors.InvalidArgumentError) as raised:
+                    sess.run(out)
+        messages.append(raised.value.message.split("\n\t [[")[0].rsplit("\n", 1)[-1])
+    assert messages[0] == messages[1]
 
 
 # ---------------------------------------------------------------------------------------------
