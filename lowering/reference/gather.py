@@ -68,19 +68,32 @@ def _gather_nd(ctx, op, params, indices):
     if depth == 0:  # every index picks all of params
         return np.broadcast_to(params, out_shape).copy()
     flat = indices.reshape(-1, depth)
-    bad = ((flat < 0) | (flat >= np.asarray(params.shape[:depth]))).any(axis=1)
-    if bad.any():
-        # TF's CPU kernel names the last index out of range, by its place in the leading
-        # dimensions of ``indices``.
-        row = int(np.flatnonzero(bad)[-1])
-        place = np.unravel_index(row, indices.shape[:-1])
-        where = "[" + ",".join(str(int(i)) for i in place) + "]" if place else ""
-        _fail(
-            op,
-            f"indices{where} = [{', '.join(map(str, flat[row]))}] does not index into param "
-            f"shape [{','.join(map(str, params.shape))}], node name: {op.name}",
-        )
+    _check_nd_range(
+        op,
+        indices,
+        flat,
+        params.shape[:depth],
+        "param shape",
+        params.shape,
+        f", node name: {op.name}",
+    )
     return params[tuple(flat.T)].reshape(out_shape)
+
+
+def _check_nd_range(op, indices, flat, bounds, what, shape, suffix=""):
+    """TF's CPU kernels (GatherNd, ScatterNd) name the last index out of range, by its
+    place in the leading dimensions of ``indices``."""
+    bad = ((flat < 0) | (flat >= np.asarray(bounds, dtype=np.int64))).any(axis=1)
+    if not bad.any():
+        return
+    row = int(np.flatnonzero(bad)[-1])
+    place = np.unravel_index(row, indices.shape[:-1])
+    where = "[" + ",".join(str(int(i)) for i in place) + "]" if place else ""
+    _fail(
+        op,
+        f"indices{where} = [{', '.join(map(str, flat[row]))}] does not index into {what} "
+        f"[{','.join(map(str, shape))}]{suffix}",
+    )
 
 
 @reference("ScatterNd")
@@ -88,16 +101,24 @@ def _scatter_nd(ctx, op, indices, updates, shape):
     indices, updates = np.asarray(indices), np.asarray(updates)
     shape = [int(d) for d in np.asarray(shape).reshape(-1)]
     depth = indices.shape[-1]
+    rows = int(np.prod(indices.shape[:-1], dtype=np.int64))
+    if depth == 0:  # TF's CPU kernel refuses an index of no dimensions
+        _fail(
+            op,
+            "Indices and updates specified for empty output shape"
+            if rows
+            else "Only indices.shape[-1] values between 1 and 5 are currently supported.  "
+            "Requested rank: 0",
+        )
+    flat = indices.reshape(rows, depth)
+    flat_updates = updates.reshape((rows,) + tuple(shape[depth:]))
+    _check_nd_range(op, indices, flat, shape[:depth], "shape", shape)
     out = np.zeros(shape, dtype=updates.dtype)
-    flat_updates = updates.reshape((-1,) + tuple(shape[depth:]))
-    for index, update in zip(indices.reshape(-1, depth), flat_updates):
-        if any(not 0 <= v < shape[k] for k, v in enumerate(index)):
-            _fail(
-                op,
-                f"indices[{','.join(map(str, index))}] = [{', '.join(map(str, index))}] "
-                f"does not index into shape [{','.join(map(str, shape))}]",
-            )
-        out[tuple(index)] += update
+    if out.dtype == object:  # strings: no ufunc to accumulate with
+        for index, update in zip(flat.tolist(), flat_updates):
+            out[tuple(index)] += update
+        return out
+    np.add.at(out, tuple(flat.T), flat_updates)  # duplicate indices add up, as in TF
     return out
 
 

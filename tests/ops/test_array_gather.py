@@ -103,24 +103,46 @@ def test_out_of_range_indices(build):
     assert np.all((np.asarray(out) == 0) | np.isin(np.asarray(out), PARAMS["float32"]))
 
 
+def _kernel_messages(build):
+    """The InvalidArgumentError message of running ``build(tf)`` under TF (its kernel's
+    line, without TF's "Graph execution error" wrapping) and under our reference backend."""
+    tf = __import__("tests.oracle", fromlist=["tf1"]).tf1()
+    messages = []
+    for module, kwargs in ((tf, {}), (tfcompat, {"backend": "reference"})):
+        with module.Graph().as_default():
+            out = build(module)
+            with module.Session(**kwargs) as sess:
+                with pytest.raises(module.errors.InvalidArgumentError) as raised:
+                    sess.run(out)
+        messages.append(raised.value.message.split("\n\t [[")[0].rsplit("\n", 1)[-1])
+    return messages
+
+
+@pytest.mark.parametrize("rows", [2, 0])
+def test_scatter_nd_without_index_dimensions_fails_as_in_tf(rows):
+    theirs, ours = _kernel_messages(
+        lambda tf: tf.scatter_nd(tf.zeros([rows, 0], tf.int32), tf.ones([rows, 3, 2]), [3, 2])
+    )
+    assert ours == theirs
+
+
 @pytest.mark.parametrize(
     "indices",
     [[[7, 1], [0, 0], [3, 5]], [[[0, 1]], [[9, 0]]], [[0, 1], [1, 9], [0, 0]], [[0, 9], [8, 0]]],
     ids=["last_of_two", "nested_place", "second_axis", "two_bad"],
 )
-def test_gather_nd_out_of_range_message_is_tfs(indices):
-    """The CPU kernel's message: the last bad index by its place in ``indices``."""
-    tf = __import__("tests.oracle", fromlist=["tf1"]).tf1()
-    messages = []
-    for module, kwargs in ((tf, {}), (tfcompat, {"backend": "reference"})):
-        with module.Graph().as_default():
-            x = module.constant(PARAMS["float32"][:, :, 0])
-            out = module.gather_nd(x, module.constant(indices), name="gathered")
-            with module.Session(**kwargs) as sess:
-                with pytest.raises(module.errors.InvalidArgumentError) as raised:
-                    sess.run(out)
-        messages.append(raised.value.message.split("\n\t [[")[0].rsplit("\n", 1)[-1])
-    assert messages[0] == messages[1]
+@pytest.mark.parametrize("op", ["gather_nd", "scatter_nd"])
+def test_nd_out_of_range_message_is_tfs(indices, op):
+    """The CPU kernels' message: the last bad index by its place in ``indices``."""
+
+    def build(tf):
+        index = tf.constant(indices)
+        if op == "gather_nd":
+            return tf.gather_nd(tf.constant(PARAMS["float32"][:, :, 0]), index)
+        return tf.scatter_nd(index, tf.ones(np.asarray(indices).shape[:-1]), [4, 3])
+
+    theirs, ours = _kernel_messages(build)
+    assert ours == theirs
 
 
 # ---------------------------------------------------------------------------------------------
