@@ -35,16 +35,41 @@ def _sparse_to_dense(ctx, op, indices, output_shape, values, default):
     shape = tuple(int(d) for d in np.reshape(output_shape, -1))
     indices, values = _entries(indices, values)
     dense = np.full(shape, np.asarray(default), dtype=np.asarray(values).dtype)
-    for i, index in enumerate(indices):
-        if np.any(index < 0) or np.any(index >= np.asarray(shape)):
-            raise _invalid(
-                op,
-                f"indices[{i}] = [{','.join(map(str, index))}] is out of bounds: "
-                f"need 0 <= index < [{','.join(map(str, shape))}]",
-            )
+    _check_dense_indices(op, indices, shape)
     if len(indices):
         dense[tuple(indices.T)] = values
     return dense
+
+
+def _check_dense_indices(op, indices, shape):
+    """TF's checks of SparseToDense's indices, vectorised: with ``validate_indices`` the
+    first entry out of bounds, out of row-major order or repeated; without, only bounds."""
+    bounds = np.asarray(shape, dtype=np.int64)
+    outside = ((indices < 0) | (indices >= bounds)).any(axis=1)
+    shape_text = ",".join(map(str, shape))
+    if not op.attrs.get("validate_indices", True):
+        if outside.any():
+            raise _invalid(op, f"Indices are not valid (out of bounds).  Shape: [{shape_text}]")
+        return
+    failing = outside.copy()
+    linear = None
+    if len(indices) > 1 and shape and bounds.min() > 0:
+        linear = np.ravel_multi_index(tuple(np.clip(indices, 0, bounds - 1).T), shape)
+        failing[1:] |= linear[1:] <= linear[:-1]
+    if not failing.any():
+        return
+    i = int(np.argmax(failing))
+    entry = f"indices[{i}] = [{','.join(map(str, indices[i]))}]"
+    if outside[i]:
+        message = f"{entry} is out of bounds: need 0 <= index < [{shape_text}]"
+    elif linear[i] == linear[i - 1]:
+        message = f"{entry} is repeated"
+    else:
+        message = (
+            f"{entry} is out of order. Many sparse ops require sorted indices.\n"
+            "    Use `tf.sparse.reorder` to create a correctly ordered copy.\n\n"
+        )
+    raise _invalid(op, message)
 
 
 @reference("SparseTensorDenseMatMul")

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+import tfcompat
 from tests.oracle import assert_parity, assert_same_graph_def
 
 IDX = np.array([[0, 0], [0, 2], [1, 1], [3, 0], [3, 3]], np.int64)
@@ -267,3 +268,29 @@ def test_run_time_errors():
             with module.Session(graph=graph, **kwargs) as sess:
                 with pytest.raises(module.errors.InvalidArgumentError):
                     sess.run(fetch, feed)
+
+
+@pytest.mark.parametrize("validate", [True, False])
+@pytest.mark.parametrize(
+    "indices",
+    [[[0, 1], [5, 0], [1, 7]], [[0, 1], [0, 0]], [[0, 1], [0, 1]], [[1, 0], [0, 3], [0, 3]]],
+    ids=["out_of_bounds", "out_of_order", "repeated", "order_before_repeat"],
+)
+def test_sparse_to_dense_index_errors_are_tfs(indices, validate):
+    """TF's CPU kernel checks each entry in turn (bounds, then row-major order against the
+    one before) when ``validate_indices``, and only bounds otherwise."""
+    from tests.oracle import tf1
+
+    outcomes = []
+    for module, kwargs in ((tf1(), {}), (tfcompat, {"backend": "reference"})):
+        with module.Graph().as_default():
+            index = module.constant(indices, module.int64)
+            dense = module.sparse_to_dense(index, [3, 4], 1.0, validate_indices=validate)
+            with module.Session(**kwargs) as sess:
+                try:
+                    outcomes.append(sess.run(dense).tolist())
+                except module.errors.InvalidArgumentError as e:
+                    outcomes.append(
+                        e.message.split("\n\t [[")[0].split("Node: 'SparseToDense'\n")[-1]
+                    )
+    assert outcomes[1] == outcomes[0]
