@@ -140,8 +140,17 @@ def _unique(ctx, op, x):
     x = np.asarray(x)
     if x.ndim != 1:
         _fail(op, "unique expects a 1D vector.")
+    out_idx = op.attrs["out_idx"].as_numpy_dtype
+    if x.dtype.kind in "biuO" and x.size:
+        # Sorted, then renumbered in order of first appearance (TF's order). Floats keep
+        # the loop below: TF keeps each NaN apart and the first of 0.0 / -0.0.
+        values, first, inverse = np.unique(x, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank = np.empty(order.size, dtype=np.int64)
+        rank[order] = np.arange(order.size)
+        return values[order], rank[inverse.reshape(-1)].astype(out_idx)
     first = {}
-    idx = np.empty(x.shape, dtype=op.attrs["out_idx"].as_numpy_dtype)
+    idx = np.empty(x.shape, dtype=out_idx)
     for i, v in enumerate(x.tolist()):
         idx[i] = first.setdefault(v, len(first))
     y = np.empty(len(first), dtype=x.dtype)
@@ -160,10 +169,8 @@ def _matrix_band_part(ctx, op, x, num_lower, num_upper):
             op,
             f"num_lower must be negative or less or equal to number of rows ({rows}) got: {lower}",
         )
-    keep = np.zeros((rows, cols), dtype=bool)
-    for i in range(rows):
-        for j in range(cols):
-            keep[i, j] = (lower < 0 or i - j <= lower) and (upper < 0 or j - i <= upper)
+    below = np.subtract.outer(np.arange(rows), np.arange(cols))  # i - j
+    keep = ((lower < 0) | (below <= lower)) & ((upper < 0) | (-below <= upper))
     return np.where(keep, x, np.zeros((), x.dtype))
 
 

@@ -520,7 +520,11 @@ def _dynamic_stitch(ctx, op, *inputs):
     row_shape = data[0].shape[indices[0].ndim :]
     size = max([int(i.max()) + 1 for i in indices if i.size] or [0])
     merged = np.zeros((size, *row_shape), dtype=data[0].dtype)
+    # Input by input, so a later input wins; within one, the last of a repeated index
+    # (TF's order; numpy does not promise which of repeats an assignment keeps).
     for index, values in zip(indices, data):
-        for position, row in zip(index.reshape(-1), values.reshape(-1, *row_shape)):
-            merged[position] = row
+        index, values = index.reshape(-1), values.reshape(-1, *row_shape)
+        _, last = np.unique(index[::-1], return_index=True)
+        keep = index.size - 1 - last
+        merged[index[keep]] = values[keep]
     return merged

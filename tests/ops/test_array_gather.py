@@ -3,6 +3,8 @@ report_uninitialized_variables composites against TF 2.21."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tfcompat
 from tests.oracle import assert_parity, assert_same_graph_def, run
@@ -192,6 +194,34 @@ def test_unique(dtype, out_idx):
 
     assert_parity(program)
     assert_same_graph_def(program)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    values=st.lists(st.integers(-3, 3), min_size=1, max_size=12),
+    as_bytes=st.booleans(),
+)
+def test_unique_orders_by_first_appearance_as_tf(values, as_bytes):
+    value = (
+        np.array([b"k%d" % v for v in values], dtype=object)
+        if as_bytes
+        else np.array(values, np.int64)
+    )
+
+    def program(tf):
+        x = tf.placeholder(tf.string if as_bytes else tf.int64, [None])
+        y, idx = tf.unique(x)
+        return [y, idx], {x: value}
+
+    assert_parity(program)
+
+
+def test_dynamic_stitch_keeps_the_last_of_repeated_indices():
+    def program(tf):
+        data = [tf.constant([[1.0], [2.0], [3.0]]), tf.constant([[4.0], [5.0]])]
+        return tf.dynamic_stitch([[0, 2, 0], [2, 1]], data), {}
+
+    assert_parity(program)
 
 
 # ---------------------------------------------------------------------------------------------
