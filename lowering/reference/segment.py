@@ -37,31 +37,38 @@ def _check_sorted_ids(op, data, ids):
         )
 
 
-# op type -> (numpy reduction over one segment's rows, value of an empty segment)
+# op type -> (numpy ufunc reducing each segment's run of rows, value of an empty segment)
 _SORTED = {
-    "SegmentSum": (lambda rows: np.sum(rows, axis=0), 0),
-    "SegmentProd": (lambda rows: np.prod(rows, axis=0), 1),
-    "SegmentMax": (lambda rows: np.max(rows, axis=0), 0),
-    "SegmentMin": (lambda rows: np.min(rows, axis=0), 0),
-    "SegmentMean": (lambda rows: _mean(np.sum(rows, axis=0), rows.shape[0]), 0),
+    "SegmentSum": (np.add, 0),
+    "SegmentProd": (np.multiply, 1),
+    "SegmentMax": (np.maximum, 0),
+    "SegmentMin": (np.minimum, 0),
+    "SegmentMean": (np.add, 0),  # then divided by each segment's row count
 }
 
 
-def _sorted_kernel(reduce, empty):
+def _sorted_kernel(ufunc, empty, mean):
     def kernel(ctx, op, data, segment_ids):
         data, ids = np.asarray(data), np.asarray(segment_ids)
         _check_sorted_ids(op, data, ids)
         count = int(ids[-1]) + 1 if ids.size else 0
         out = np.full((count,) + data.shape[1:], empty, dtype=data.dtype)
-        for segment in np.unique(ids):
-            out[segment] = reduce(data[ids == segment])
+        if not ids.size:
+            return out
+        # Sorted ids: each segment is one run of rows, reduced by one reduceat.
+        starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+        reduced = ufunc.reduceat(data, starts, axis=0)
+        if mean:
+            rows = np.diff(np.r_[starts, ids.size]).reshape((-1,) + (1,) * (data.ndim - 1))
+            reduced = _mean(reduced, rows)
+        out[ids[starts]] = reduced
         return out
 
     return kernel
 
 
-for _op_type, (_reduce, _empty) in _SORTED.items():
-    reference(_op_type)(_sorted_kernel(_reduce, _empty))
+for _op_type, (_ufunc, _empty) in _SORTED.items():
+    reference(_op_type)(_sorted_kernel(_ufunc, _empty, _op_type == "SegmentMean"))
 
 
 def _out_of_range_message(ids, n):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tfcompat
 from tests.ops.nn_helpers import run_expecting_error, sample
@@ -32,6 +34,27 @@ def test_sorted_segment_parity(name, dtype, id_dtype):
     def program(tf):
         x = tf.placeholder(tf.as_dtype(dtype), [None, 3])
         i = tf.placeholder(tf.as_dtype(id_dtype), [None])
+        return getattr(tf.math, name)(x, i), {x: data, i: ids}
+
+    assert_parity(program, rtol=1e-6)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    counts=st.lists(st.integers(0, 3), min_size=1, max_size=6),
+    name=st.sampled_from(SORTED),
+    seed=st.integers(0, 99),
+)
+def test_sorted_segment_runs_of_any_length(counts, name, seed):
+    """Segments of 0-3 rows each (so gaps and runs of one), on [n, 2, 2] data."""
+    ids = np.repeat(np.arange(len(counts)), counts).astype(np.int32)
+    if not ids.size:
+        ids = np.zeros(1, np.int32)
+    data = sample((ids.size, 2, 2), np.float32, seed=seed)
+
+    def program(tf):
+        x = tf.placeholder(tf.float32, [None, 2, 2])
+        i = tf.placeholder(tf.int32, [None])
         return getattr(tf.math, name)(x, i), {x: data, i: ids}
 
     assert_parity(program, rtol=1e-6)
