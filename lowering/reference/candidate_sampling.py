@@ -146,12 +146,15 @@ def _accidental_hits(ctx, op, true_classes, sampled_candidates):
             op, "sampled_candidates must be a vector, which is typically an output from "
             "CandidateSampler",
         )  # fmt: skip
-    position = {int(c): i for i, c in enumerate(sampled)}  # a repeated class: its last place
-    rows, ids = [], []
-    for row, classes in enumerate(true_classes):
-        for c in classes:
-            if int(c) in position:
-                rows.append(row)
-                ids.append(position[int(c)])
-    weights = np.full(len(rows), -np.finfo(np.float32).max, np.float32)
-    return np.asarray(rows, np.int32), np.asarray(ids, np.int64), weights
+    # Each sampled class and its last place among the samples (a repeated class: its last).
+    classes, from_end = np.unique(sampled[::-1], return_index=True)
+    last = sampled.size - 1 - from_end
+    flat = true_classes.reshape(-1)
+    at = np.searchsorted(classes, flat)
+    hit = at < classes.size
+    hit[hit] = classes[at[hit]] == flat[hit]
+    # Row-major over (row, true class), as TF lists them.
+    rows = np.repeat(np.arange(true_classes.shape[0], dtype=np.int32), true_classes.shape[1])
+    ids = last[at[hit]].astype(np.int64)
+    weights = np.full(ids.size, -np.finfo(np.float32).max, np.float32)
+    return rows[hit], ids, weights

@@ -9,9 +9,10 @@ from lowering.registry import reference
 
 @reference("InTopKV2")
 def _in_top_k(ctx, op, predictions, targets, k):
-    predictions = np.asarray(predictions)
-    out = np.zeros(len(targets), bool)
-    for row, (scores, target) in enumerate(zip(predictions, np.asarray(targets))):
-        if 0 <= target < scores.size and np.isfinite(scores).all():
-            out[row] = np.count_nonzero(scores > scores[target]) < int(k)
-    return out
+    predictions, targets = np.asarray(predictions), np.asarray(targets)
+    classes = predictions.shape[1]
+    # A row counts only if its target is a class and all its scores are finite (TF).
+    valid = (targets >= 0) & (targets < classes) & np.isfinite(predictions).all(axis=1)
+    target_scores = predictions[np.arange(len(targets)), np.clip(targets, 0, classes - 1)]
+    above = np.count_nonzero(predictions > target_scores[:, None], axis=1)
+    return valid & (above < int(k))
