@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lowering.reference.sparse import check_indices_valid
 from lowering.registry import reference
 from tfcompat.framework import errors
 
@@ -33,25 +34,6 @@ def _group_shape(op, shape):
     return tuple(int(d) for d in shape[:-1])
 
 
-def _check_indices(op, indices, shape):
-    """TF's ``SparseTensor::IndicesValid``: in bounds, strictly increasing (row-major)."""
-    for n, index in enumerate(indices):
-        text = f"indices[{n}] = [{_join(index)}]"
-        if np.any(index < 0) or np.any(index >= shape):
-            raise _invalid(op, f"{text} is out of bounds: need 0 <= index < [{_join(shape)}]")
-        if n == 0:
-            continue
-        previous = tuple(indices[n - 1])
-        if tuple(index) < previous:
-            raise _invalid(
-                op,
-                f"{text} is out of order. Many sparse ops require sorted indices.\n"
-                "    Use `tf.sparse.reorder` to create a correctly ordered copy.\n\n",
-            )
-        if tuple(index) == previous:
-            raise _invalid(op, f"{text} is repeated")
-
-
 def _sparse_operand(op, indices, values, shape):
     """``(group_shape, groups, values)`` of a SparseTensor given by its parts."""
     indices = np.asarray(indices, np.int64)
@@ -71,7 +53,7 @@ def _sparse_operand(op, indices, values, shape):
             "do not match",
         )
     if op.attrs["validate_indices"]:
-        _check_indices(op, indices, shape)
+        check_indices_valid(op, indices, shape)
     elif np.any(indices >= shape):
         bad = np.argwhere(indices >= shape)[0]
         raise errors.InternalError(

@@ -42,26 +42,33 @@ def _sparse_to_dense(ctx, op, indices, output_shape, values, default):
 
 
 def _check_dense_indices(op, indices, shape):
-    """TF's checks of SparseToDense's indices, vectorised: with ``validate_indices`` the
-    first entry out of bounds, out of row-major order or repeated; without, only bounds."""
+    """SparseToDense's checks: TF's ``IndicesValid`` with ``validate_indices``, else only
+    bounds, with TF's bounds-only message."""
+    if op.attrs.get("validate_indices", True):
+        check_indices_valid(op, indices, shape)
+        return
+    if ((indices < 0) | (indices >= np.asarray(shape, dtype=np.int64))).any():
+        raise _invalid(
+            op, f"Indices are not valid (out of bounds).  Shape: [{','.join(map(str, shape))}]"
+        )
+
+
+def check_indices_valid(op, indices, shape):
+    """TF's ``SparseTensor::IndicesValid``, vectorised: the first entry out of bounds, out
+    of row-major order or repeated raises InvalidArgumentError with TF's message."""
     bounds = np.asarray(shape, dtype=np.int64)
     outside = ((indices < 0) | (indices >= bounds)).any(axis=1)
-    shape_text = ",".join(map(str, shape))
-    if not op.attrs.get("validate_indices", True):
-        if outside.any():
-            raise _invalid(op, f"Indices are not valid (out of bounds).  Shape: [{shape_text}]")
-        return
     failing = outside.copy()
     linear = None
-    if len(indices) > 1 and shape and bounds.min() > 0:
-        linear = np.ravel_multi_index(tuple(np.clip(indices, 0, bounds - 1).T), shape)
+    if len(indices) > 1 and len(bounds) and bounds.min() > 0:
+        linear = np.ravel_multi_index(tuple(np.clip(indices, 0, bounds - 1).T), tuple(bounds))
         failing[1:] |= linear[1:] <= linear[:-1]
     if not failing.any():
         return
     i = int(np.argmax(failing))
     entry = f"indices[{i}] = [{','.join(map(str, indices[i]))}]"
     if outside[i]:
-        message = f"{entry} is out of bounds: need 0 <= index < [{shape_text}]"
+        message = f"{entry} is out of bounds: need 0 <= index < [{','.join(map(str, shape))}]"
     elif linear[i] == linear[i - 1]:
         message = f"{entry} is repeated"
     else:
