@@ -52,9 +52,10 @@ class GraphRunner:
     """One legacy program's Session, built and warmed, run in rounds of steps: for
     ``interleaved_rates``. ``first`` is the first-step latency (build, initialise, lower,
     compile, run). With ``train_op_only`` a round fetches only the first fetch (the train
-    op) each step and reads one variable at its end, which waits for the last update."""
+    op) each step and reads one variable at its end, which waits for the last update (warm
+    that mode up too with ``train_op_only_too``)."""
 
-    def __init__(self, tf, build, warmup):
+    def __init__(self, tf, build, warmup, train_op_only_too=False):
         start = time.perf_counter()
         self.graph = tf.Graph()
         with self.graph.as_default():
@@ -65,7 +66,7 @@ class GraphRunner:
             self.first = time.perf_counter() - start
             self.weights = tf.trainable_variables()[0]
         self.step = 1
-        for train_op_only in (False, True):
+        for train_op_only in (False, True) if train_op_only_too else (False,):
             self.run(warmup, train_op_only)
 
     def run(self, steps, train_op_only=False):
@@ -88,6 +89,20 @@ def interleaved_rates(rounds: dict, repeats: int, steps: int) -> dict:
             run(steps)
             samples[name].append(steps / (time.perf_counter() - start))
     return {name: sorted(rates)[len(rates) // 2] for name, rates in samples.items()}
+
+
+def compare_interleaved(title, tf_modules, build, twin, warmup, steps, rounds=5):
+    """Runs ``build`` under each of ``tf_modules`` (name -> module) and the hand-written
+    ``twin`` (name, first-step s, ``run(steps)``) in turns; reports median steps/s."""
+    runners = {name: GraphRunner(module, build, warmup) for name, module in tf_modules.items()}
+    twin_name, twin_first, twin_run = twin
+    rounds_of = {name: runner.run for name, runner in runners.items()}
+    rates = interleaved_rates({**rounds_of, twin_name: twin_run}, rounds, max(steps // rounds, 1))
+    rows = [(name, runner.first, rates[name]) for name, runner in runners.items()]
+    report(
+        f"{title} (median of {rounds} interleaved rounds)",
+        rows + [(twin_name, twin_first, rates[twin_name])],
+    )
 
 
 def report(title, rows, ours="tfcompat"):

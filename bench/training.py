@@ -5,7 +5,8 @@ Models (the issue's): an MLP 784-512-512-10 with Adam (batch 128); a LeNet-style
 5x5 conv + 2x2 max-pool, dense 256) with momentum (batch 64); an embedding-heavy model whose
 Adagrad updates are sparse, at growing table sizes, against the same model with dense updates.
 Prints steps/s, first-step latency (graph build + lower + compile) and ratios (tfcompat /
-other: above 1 means tfcompat is faster).
+other: above 1 means tfcompat is faster). The MLP and CNN runners take turns in rounds and
+report medians, so a shared machine's load hits them alike.
 
     python -m bench.training [--steps N] [--quick] [--only mlp,cnn,embedding]
 """
@@ -17,7 +18,7 @@ import time
 
 import numpy as np
 
-from bench.harness import report, run_graph_program, tensorflow_v1, timed_loop
+from bench.harness import compare_interleaved, report, run_graph_program, tensorflow_v1
 
 
 def _init(shape, seed, scale=0.05):
@@ -57,7 +58,7 @@ def mlp_program(batch):
     return build
 
 
-def mlp_jax(batch, warmup, steps):
+def mlp_jax(batch, warmup):
     import jax
     import jax.numpy as jnp
     import optax
@@ -83,21 +84,25 @@ def mlp_jax(batch, warmup, steps):
         updates, state = opt.update(grads, state, params)
         return optax.apply_updates(params, updates), state, loss
 
-    return _run_jax(step, params, opt.init(params), xs, ys, warmup, steps)
+    return _run_jax(step, params, opt.init(params), xs, ys, warmup)
 
 
-def _run_jax(step, params, state, xs, ys, warmup, steps):
-    holder = {"params": params, "state": state}
+def _run_jax(step, params, state, xs, ys, warmup):
+    """(first-step s, ``run(steps)``) of a jitted twin, warmed up."""
+    holder = {"params": params, "state": state, "step": 0}
 
-    def one(i):
-        p, s, loss = step(holder["params"], holder["state"], xs[i % len(xs)], ys[i % len(ys)])
-        holder["params"], holder["state"] = p, s
-        return float(loss)
+    def run(steps):
+        for _ in range(steps):
+            i = holder["step"]
+            p, s, loss = step(holder["params"], holder["state"], xs[i % len(xs)], ys[i % len(ys)])
+            holder["params"], holder["state"], holder["step"] = p, s, i + 1
+            float(loss)
 
     start = time.perf_counter()
-    one(0)
+    run(1)
     first = time.perf_counter() - start
-    return first, timed_loop(one, warmup, steps)
+    run(warmup)
+    return first, run
 
 
 # ---------------------------------------------------------------------------------------------
@@ -141,7 +146,7 @@ def cnn_program(batch):
     return build
 
 
-def cnn_jax(batch, warmup, steps):
+def cnn_jax(batch, warmup):
     import jax
     import jax.numpy as jnp
     import optax
@@ -172,7 +177,7 @@ def cnn_jax(batch, warmup, steps):
         updates, state = opt.update(grads, state, params)
         return optax.apply_updates(params, updates), state, loss
 
-    return _run_jax(step, params, opt.init(params), xs, ys, warmup, steps)
+    return _run_jax(step, params, opt.init(params), xs, ys, warmup)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,26 +226,24 @@ def main():
     import tfcompat
 
     tf1 = tensorflow_v1()
+    modules = {"tfcompat": tfcompat, "TensorFlow 2.21": tf1}
     if "mlp" in only:
-        build = mlp_program(128)
-        report(
+        compare_interleaved(
             "MLP 784-512-512-10, Adam, batch 128",
-            [
-                ("tfcompat", *run_graph_program(tfcompat, build, 5, steps)),
-                ("TensorFlow 2.21", *run_graph_program(tf1, build, 5, steps)),
-                ("JAX + optax", *mlp_jax(128, 5, steps)),
-            ],
+            modules,
+            mlp_program(128),
+            ("JAX + optax", *mlp_jax(128, 5)),
+            5,
+            steps,
         )
     if "cnn" in only:
-        build = cnn_program(64)
-        n = max(steps // 2, 5)
-        report(
+        compare_interleaved(
             "LeNet-style CNN, momentum, batch 64",
-            [
-                ("tfcompat", *run_graph_program(tfcompat, build, 3, n)),
-                ("TensorFlow 2.21", *run_graph_program(tf1, build, 3, n)),
-                ("JAX + optax", *cnn_jax(64, 3, n)),
-            ],
+            modules,
+            cnn_program(64),
+            ("JAX + optax", *cnn_jax(64, 3)),
+            3,
+            max(steps // 2, 5),
         )
     if "embedding" in only:
         for vocab in (10_000, 100_000, 1_000_000):

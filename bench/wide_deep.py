@@ -305,9 +305,9 @@ def main():
     import tfcompat
 
     profile = StepProfile()
-    ours = GraphRunner(tfcompat, build, args.warmup)
+    ours = GraphRunner(tfcompat, build, args.warmup, train_op_only_too=True)
     warm_compiles = profile.compile_count
-    theirs = GraphRunner(tensorflow_v1(), build, args.warmup)
+    theirs = GraphRunner(tensorflow_v1(), build, args.warmup, train_op_only_too=True)
     twin_first, twin_run, twin_host_ms, twin_cache = jax_twin(args.buckets, batches, args.warmup)
     rates = interleaved_rates(
         {
