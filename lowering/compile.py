@@ -43,7 +43,10 @@ LOOP_FREE_COMPILER_OPTIONS = {"xla_cpu_copy_insertion_use_region_analysis": True
 
 
 def compiler_options(segment: plan_lib.Segment):
-    """The XLA options a device segment is compiled with (also by ``lowering.inspect``)."""
+    """The XLA options a device segment is compiled with (also by ``lowering.inspect``):
+    the CPU backend's, for a step without loops; XLA's defaults otherwise."""
+    if _jax().default_backend() != "cpu":
+        return None
     has_loop = any(op.type == regions.REGION_OP_TYPES["while"] for op in segment.ops)
     return None if has_loop else LOOP_FREE_COMPILER_OPTIONS
 
