@@ -1,9 +1,9 @@
 """Inference throughput and per-run overhead: a legacy TF1 MLP forward pass on fed batches.
 
 The same program runs under tfcompat and TensorFlow 2.21 (graph mode), next to its
-hand-written JAX twin, in one process. Prints steps/s, first-step latency and ratios
-(tfcompat / other: above 1 means tfcompat is faster), plus the per-``Session.run`` overhead
-on a tiny cached graph.
+hand-written JAX twin, in one process, taking turns in rounds (medians reported). Prints
+steps/s, first-step latency and ratios (tfcompat / other: above 1 means tfcompat is faster),
+plus the per-``Session.run`` overhead on a tiny cached graph.
 
     python -m bench.inference_mlp [--steps N] [--quick]
 """
@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from bench.harness import report, run_graph_program, tensorflow_v1, timed_loop
+from bench.harness import compare_interleaved, run_graph_program, tensorflow_v1
 
 SIZES = (784, 512, 512, 10)
 
@@ -45,7 +45,8 @@ def mlp_program(batch):
     return build, batches
 
 
-def jax_mlp(batches, warmup, steps):
+def jax_mlp(batches, warmup):
+    """(first-step s, ``run(steps)``) of the hand-written forward pass, warmed up."""
     import jax
     import jax.numpy as jnp
 
@@ -60,13 +61,15 @@ def jax_mlp(batches, warmup, steps):
                 h = jax.nn.relu(h)
         return jax.nn.softmax(h)
 
+    def run(steps):
+        for i in range(steps):
+            np.asarray(forward(params, batches[i % len(batches)]))
+
     start = time.perf_counter()
-    np.asarray(forward(params, batches[0]))
+    run(1)
     first = time.perf_counter() - start
-    rate = timed_loop(
-        lambda i: np.asarray(forward(params, batches[i % len(batches)])), warmup, steps
-    )
-    return first, rate
+    run(warmup)
+    return first, run
 
 
 def tiny_program(tf):
@@ -88,12 +91,14 @@ def main():
     for batch in (32, 1024):
         build, batches = mlp_program(batch)
         n = steps if batch <= 32 else max(steps // 4, 5)
-        rows = [
-            ("tfcompat", *run_graph_program(tfcompat, build, 5, n)),
-            ("TensorFlow 2.21", *run_graph_program(tf1, build, 5, n)),
-            ("JAX (hand-written)", *jax_mlp(batches, 5, n)),
-        ]
-        report(f"MLP 784-512-512-10 forward, batch {batch}", rows)
+        compare_interleaved(
+            f"MLP 784-512-512-10 forward, batch {batch}",
+            {"tfcompat": tfcompat, "TensorFlow 2.21": tf1},
+            build,
+            ("JAX (hand-written)", *jax_mlp(batches, 5)),
+            5,
+            n,
+        )
 
     n = 500 if args.quick else 5000
     overhead = {}
