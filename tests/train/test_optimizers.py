@@ -9,37 +9,13 @@ import pytest
 
 import tfcompat
 from tests.oracle import tf1
-from tests.train.harness import OPTIMIZERS, assert_training_parity, rng_values, train
-
-# Rows of the sparse gradient: duplicates (0 twice, 4 twice) must be summed, rows 1, 3, 5
-# never touched.
-SPARSE_INDICES = np.array([0, 4, 2, 0, 4], np.int32)
-
-
-def fed_gradients(tf, optimizer, gs, sparse=True):
-    """Variables ``w`` (3x2), ``b`` (2,) and ``emb`` (6x3); their gradients are fed: a new
-    random value every step. ``emb``'s is an IndexedSlices over ``SPARSE_INDICES``."""
-    w = tf.Variable(rng_values(0, (3, 2)), name="w")
-    b = tf.Variable(rng_values(1, (2,)), name="b")
-    gw = tf.placeholder(tf.float32, (3, 2), name="gw")
-    gb = tf.placeholder(tf.float32, (2,), name="gb")
-    pairs = [(gw, w), (gb, b)]
-    feeds = {}
-    if sparse:
-        emb = tf.Variable(rng_values(2, (6, 3)), name="emb")
-        ge = tf.placeholder(tf.float32, (len(SPARSE_INDICES), 3), name="ge")
-        gi = tf.placeholder(tf.int32, (len(SPARSE_INDICES),), name="gi")
-        pairs.append((tf.IndexedSlices(ge, gi, tf.constant([6, 3])), emb))
-        feeds = {ge: (len(SPARSE_INDICES), 3), gi: None}
-    train_op = optimizer.apply_gradients(pairs, global_step=gs)
-
-    def feed_fn(step):
-        feed = {gw: rng_values(100 + step, (3, 2)), gb: rng_values(200 + step, (2,))}
-        for ph, shape in feeds.items():
-            feed[ph] = SPARSE_INDICES if shape is None else rng_values(300 + step, shape)
-        return feed
-
-    return train_op, [], feed_fn
+from tests.train.harness import (
+    OPTIMIZERS,
+    assert_training_parity,
+    fed_gradients,
+    rng_values,
+    train,
+)
 
 
 def linear_regression(tf, optimizer, gs, **minimize_kwargs):

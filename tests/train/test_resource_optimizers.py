@@ -9,40 +9,18 @@ import pytest
 
 import tfcompat
 from tests.oracle import graph_def_nodes, tf1
-from tests.train.harness import OPTIMIZERS, assert_training_parity, rng_values
+from tests.train.harness import OPTIMIZERS, assert_training_parity, fed_gradients, rng_values
 
 STEPS = 20
-SPARSE_INDICES = np.array([0, 4, 2, 0, 4], np.int32)  # duplicates 0 and 4 must add up
 
 
 def resource_variable(tf, value, name):
     return tf.Variable(value, name=name, use_resource=True)
 
 
-def fed_gradients(tf, optimizer, gs, sparse=True):
-    """Resource variables ``w`` (3x2), ``b`` (2,) and ``emb`` (6x3) with fed gradients,
-    ``emb``'s an IndexedSlices over ``SPARSE_INDICES``."""
-    w = resource_variable(tf, rng_values(0, (3, 2)), "w")
-    b = resource_variable(tf, rng_values(1, (2,)), "b")
-    gw = tf.placeholder(tf.float32, (3, 2), name="gw")
-    gb = tf.placeholder(tf.float32, (2,), name="gb")
-    pairs = [(gw, w), (gb, b)]
-    sparse_feeds = {}
-    if sparse:
-        emb = resource_variable(tf, rng_values(2, (6, 3)), "emb")
-        ge = tf.placeholder(tf.float32, (len(SPARSE_INDICES), 3), name="ge")
-        gi = tf.placeholder(tf.int32, (len(SPARSE_INDICES),), name="gi")
-        pairs.append((tf.IndexedSlices(ge, gi, tf.constant([6, 3])), emb))
-        sparse_feeds = {ge: (len(SPARSE_INDICES), 3), gi: None}
-    train_op = optimizer.apply_gradients(pairs, global_step=gs)
-
-    def feed_fn(step):
-        feed = {gw: rng_values(100 + step, (3, 2)), gb: rng_values(200 + step, (2,))}
-        for ph, shape in sparse_feeds.items():
-            feed[ph] = SPARSE_INDICES if shape is None else rng_values(300 + step, shape)
-        return feed
-
-    return train_op, [], feed_fn
+def resource_fed_gradients(tf, optimizer, gs, sparse=True):
+    """``harness.fed_gradients`` on resource variables."""
+    return fed_gradients(tf, optimizer, gs, sparse=sparse, use_resource=True)
 
 
 def embedding_regression(tf, optimizer, gs):
@@ -79,7 +57,7 @@ def _one_device_step(result):
 
 @pytest.mark.parametrize("name", sorted(OPTIMIZERS))
 def test_fed_dense_and_sparse_gradients_match_tf(name):
-    theirs, ours = assert_training_parity(fed_gradients, OPTIMIZERS[name], steps=STEPS)
+    theirs, ours = assert_training_parity(resource_fed_gradients, OPTIMIZERS[name], steps=STEPS)
     assert theirs.variables["global_step"] == STEPS
     _one_device_step(ours)
 
@@ -100,7 +78,7 @@ def _graph_nodes(tf, name, sparse):
     graph = tf.Graph()
     with graph.as_default():
         gs = tf.train.get_or_create_global_step()
-        fed_gradients(tf, OPTIMIZERS[name](tf, gs), gs, sparse=sparse)
+        resource_fed_gradients(tf, OPTIMIZERS[name](tf, gs), gs, sparse=sparse)
     return graph_def_nodes(graph)
 
 
