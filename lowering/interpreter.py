@@ -213,7 +213,7 @@ class HostProgram:
                 plain.update(outputs)
             single = outputs[0] if len(outputs) == 1 else None
             self._steps.append((op, rule, tuple(op.inputs), reads, single))
-        self._steps = _memoize_shape_islands(self._steps, rules)
+        self._steps = _memoize_shape_islands(self._steps)
 
     def run(self, env: dict, ctx: Context):
         if self._constants is None:
@@ -309,7 +309,7 @@ class _ShapeIsland:
         env.update(zip(self.outputs, values))
 
 
-def _memoize_shape_islands(steps, rules):
+def _memoize_shape_islands(steps):
     """``steps`` with each island of shape arithmetic (see ``_ShapeIsland``) replaced by
     one step at its first op's place. An island whose inputs are not all computed by then
     (one of its ops waits on a later data op) is left as it is."""
@@ -325,7 +325,7 @@ def _memoize_shape_islands(steps, rules):
     for i, (op, rule, *_rest) in enumerate(steps):
         for t in op.outputs:
             producer[t] = i
-        if rule in (None, _ALIAS) or rules.get(op.type) is not rule:
+        if rule in (None, _ALIAS):
             continue
         if op.op_def.is_stateful or op.type.startswith("_") or any(input_modes(op)):
             continue
