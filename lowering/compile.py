@@ -34,21 +34,32 @@ class RunSeed(NamedTuple):
     counter: object
 
 
-# XLA options for device steps without loops. Region-based copy insertion lets an optimizer
+# XLA:CPU options of every device step. jaxlib 0.10.2 hands convolutions to YNNPACK, which
+# runs each one on a single core; without INDIVIDUAL_CONVOLUTION in this list they go to
+# XLA's Eigen convolution, which uses the intra-op thread pool (the LeNet bench's second
+# layer on 2 cores: forward 9.3 -> 4.8 ms, input gradient 9.4 -> 5.5 ms, filter gradient
+# 9.4 -> 7.4 ms; ``bench/conv_lowering.py``). Dots stay with YNNPACK, as by default.
+CPU_COMPILER_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
+
+# Added for device steps without loops. Region-based copy insertion lets an optimizer
 # update write a donated variable's buffer in place after the backward pass has read the old
 # value; without it XLA:CPU copies every such weight each step (MLP + Adam: 3.1 -> 2.8 ms a
 # step). It gives wrong values for nested while loops (jaxlib 0.10.2; the nested-loop tests
 # in tests/control_flow catch it), so steps holding a loop keep XLA's default analysis.
-LOOP_FREE_COMPILER_OPTIONS = {"xla_cpu_copy_insertion_use_region_analysis": True}
+LOOP_FREE_COMPILER_OPTIONS = {
+    **CPU_COMPILER_OPTIONS,
+    "xla_cpu_copy_insertion_use_region_analysis": True,
+}
 
 
 def compiler_options(segment: plan_lib.Segment):
     """The XLA options a device segment is compiled with (also by ``lowering.inspect``):
-    the CPU backend's, for a step without loops; XLA's defaults otherwise."""
+    on the CPU backend, ``CPU_COMPILER_OPTIONS``, and ``LOOP_FREE_COMPILER_OPTIONS`` for a
+    step without loops; XLA's defaults on other backends."""
     if _jax().default_backend() != "cpu":
         return None
     has_loop = any(op.type == regions.REGION_OP_TYPES["while"] for op in segment.ops)
-    return None if has_loop else LOOP_FREE_COMPILER_OPTIONS
+    return CPU_COMPILER_OPTIONS if has_loop else LOOP_FREE_COMPILER_OPTIONS
 
 
 # Called with each new Executable; lets tools (``tfcompat run``) see what a program lowered

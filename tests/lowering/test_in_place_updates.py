@@ -52,4 +52,4 @@ def test_training_step_copies_no_weight():
 
 def test_step_with_a_loop_keeps_default_copy_insertion():
     _, options = _adam_step_report(with_loop=True)
-    assert options is None
+    assert options == compile_lib.CPU_COMPILER_OPTIONS
