@@ -23,6 +23,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from lowering import compile as compile_lib
 from lowering import conv
 
 # (batch, size, in channels, out channels, window)
@@ -41,8 +42,10 @@ def _times(fn, args, repeats):
 
 
 def _compare(title, variants, args, rounds, repeats):
-    """Checks that the variants agree, then times them interleaved; prints min/median."""
-    jitted = {name: jax.jit(fn) for name, fn in variants.items()}
+    """Checks that the variants agree, then times them interleaved; prints min/median.
+    Each is compiled with the options tfcompat's device steps use."""
+    options = compile_lib.CPU_COMPILER_OPTIONS if jax.default_backend() == "cpu" else None
+    jitted = {name: jax.jit(fn, compiler_options=options) for name, fn in variants.items()}
     values = {name: np.asarray(fn(*args)) for name, fn in jitted.items()}
     first = next(iter(values.values()))
     for name, value in values.items():
@@ -96,11 +99,9 @@ def _conv_variants(batch, size, cin, cout, k):
         dw = patches(x).T @ g.reshape(-1, cout)
         return jnp.transpose(dw.reshape(cin, k, k, cout), (1, 2, 0, 3))
 
-    per_example = size * size * (cin + cout)
-    pick = conv.batch_chunks(batch, per_example)[0][1]
-    filters = {f"chunks of {batch}": filter_grad}
+    filters = {"whole*": filter_grad}
     for n in CHUNK_SIZES:
-        filters[f"{n}{'*' if n == pick else ''}"] = chunked(n)
+        filters[f"chunks of {n}"] = chunked(n)
     filters["im2col"] = filter_grad_im2col
     return {"conv*": f, "im2col": forward_im2col}, input_grad, filters
 

@@ -39,7 +39,9 @@ class RunSeed(NamedTuple):
 # XLA's Eigen convolution, which uses the intra-op thread pool (the LeNet bench's second
 # layer on 2 cores: forward 9.3 -> 4.8 ms, input gradient 9.4 -> 5.5 ms, filter gradient
 # 9.4 -> 7.4 ms; ``bench/conv_lowering.py``). Dots stay with YNNPACK, as by default.
-CPU_COMPILER_OPTIONS = {"xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT"}
+CPU_COMPILER_OPTIONS = {
+    "xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT",
+}
 
 # Added for device steps without loops. Region-based copy insertion lets an optimizer
 # update write a donated variable's buffer in place after the backward pass has read the old

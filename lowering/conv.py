@@ -4,13 +4,13 @@ Convolutions are ``lax.conv_general_dilated`` with the op's data format as dimen
 numbers and TF's padding (SAME splits the total padding with the smaller half first, as
 XLA's SAME does). The backprop ops are the linear transposes of the forward convolution
 (``jax.linear_transpose``), which XLA emits as convolutions with dilated inputs or flipped,
-transposed kernels: the same HLO a hand-written transposed convolution gives. Filter
-gradients are summed over batch chunks, which XLA:CPU runs 2-3x faster than one convolution
-over the whole batch (``_filter_grad``; measured with ``bench/conv_lowering.py``).
-XLA:CPU runs these convolutions at about the speed of a matmul of the same FLOPs (the LeNet
-bench's second layer: 9.7 ms forward vs 9.6 ms for the [12544, 800] x [800, 64] dot), so
-im2col + dot only adds the patches: forward 9.8 -> 52 ms, filter gradient 10 -> 57 ms
-(first layer, 1 input channel: 0.9 -> 2.4 and 1.6 -> 3.2 ms).
+transposed kernels: the same HLO a hand-written transposed convolution gives. On CPU they
+run on XLA's multi-threaded Eigen kernels (``compile.CPU_COMPILER_OPTIONS``) at about the
+speed of a matmul of the same FLOPs, so im2col + dot only adds the patches (the LeNet
+bench's second layer: forward 5.1 -> 37 ms, filter gradient 7.6 -> 43 ms; first layer,
+one input channel: forward 2.0 -> 2.6 ms; ``bench/conv_lowering.py``). A one-channel
+forward convolution as a sum of shifted slices times the taps ran 0.7 ms alone but made the
+training step slower (35 vs 38 steps/s), so it is not used.
 
 Max pooling follows TF's CPU kernels on NaN and ties (measured on TF 2.21): the spatial
 forward ops skip NaN, 2-D ``MaxPoolGrad`` picks each window's first element and then only
@@ -185,61 +185,22 @@ def _backprop_input_rule(depthwise):
     return rule
 
 
-# Filter gradients are summed over batch chunks of at most this many input plus
-# out_backprop elements (1 MiB of float32), in at most _MAX_CHUNKS chunks.
-_CHUNK_ELEMENTS = 1 << 18
-_MAX_CHUNKS = 16
-# Chunked sums in these dtypes only: 16-bit partial sums would each be rounded.
-_CHUNKED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def batch_chunks(batch: int, per_example: int):
-    """``[(start, stop), ...]`` splitting ``batch`` into chunks of ``per_example``-sized
-    examples: the largest power of two of them that fits ``_CHUNK_ELEMENTS`` (at least one,
-    and at most ``_MAX_CHUNKS`` chunks); the last chunk may be smaller."""
-    fits = max(1, _CHUNK_ELEMENTS // max(per_example, 1))
-    size = max(1 << (fits.bit_length() - 1), -(-batch // _MAX_CHUNKS))
-    return [(start, min(start + size, batch)) for start in range(0, batch, size)]
-
-
-def _filter_grad(f, x, w_shape, grad, batch_axis):
-    """``d f(x, w) / d w`` applied to ``grad``: the linear transpose of ``f`` in ``w``,
-    summed over batch chunks.
-
-    XLA:CPU emits a filter gradient as one convolution whose window is the whole output
-    (14x14 for the LeNet bench's second layer, contracting over batch and space), which its
-    convolution kernels run 2-3x slower than the forward convolution of the same FLOPs.
-    Splitting the batch into chunks whose input + out_backprop fit ``_CHUNK_ELEMENTS``
-    (about L2-sized) and summing the per-chunk gradients is faster: ``bench/conv_lowering.py``
-    on the shared 2-core CPU, min ms over 5x8 runs, chunks of 64 / 32 / 16 / 8 / 4 examples:
-    [64,14,14,32] -> 5x5x32x64: 34.7 / 17.6 / 12.8 / 11.7 / 10.8 (the heuristic picks 8);
-    [64,28,28,1] -> 5x5x1x32: 2.2 / 2.2 / 1.3 / 1.4 / 1.4 (picks 8);
-    [16,56,56,64] -> 3x3x64x64 by 16 / 2 / 1 examples: 122 / 52 / 45 (picks 1).
-    The same held for float64 (91 -> 36 ms), NCHW (40 -> 12) and depthwise (17 -> 7).
-    The chunks stay unrolled: a ``lax.scan`` / ``fori_loop`` over them took 40x longer, as
-    convolutions inside loops miss XLA:CPU's library kernels.
-    """
+def _filter_grad(f, x, w_shape, grad):
+    """``d f(x, w) / d w`` applied to ``grad``: the linear transpose of ``f`` in ``w``, one
+    convolution. (Summed over batch chunks it ran 2-3x faster on YNNPACK's convolutions,
+    but no faster on the Eigen ones ``compile.CPU_COMPILER_OPTIONS`` picks: LeNet's second
+    layer 7.6 ms whole vs 7.6 / 8.3 / 11.6 ms in chunks of 16 / 8 / 4 examples, a
+    [128, 32, 32, 64] 3x3 layer 79 ms vs 79-97 ms.)"""
     w_aval = jax.ShapeDtypeStruct(w_shape, grad.dtype)
-    batch = x.shape[batch_axis]
-    chunks = [(0, batch)]
-    if np.dtype(grad.dtype) in _CHUNKED_DTYPES and batch > 1:
-        per_example = (x.size + grad.size) // batch
-        chunks = batch_chunks(batch, per_example)
-    total = None
-    for start, stop in chunks:
-        xs = lax.slice_in_dim(x, start, stop, axis=batch_axis)
-        gs = lax.slice_in_dim(grad, start, stop, axis=batch_axis)
-        (dw,) = jax.linear_transpose(lambda w, xs=xs: f(xs, w), w_aval)(gs)
-        total = dw if total is None else total + dw
-    return total
+    (dw,) = jax.linear_transpose(lambda w: f(x, w), w_aval)(grad)
+    return dw
 
 
 def _backprop_filter_rule(depthwise):
     def rule(ctx, op, x, sizes, grad):
         w_shape = tuple(static_ints(op, 1, sizes))
-        batch_axis, _, _ = data_layout(op.attrs["data_format"], x.ndim)
         f = _conv_fn(op, x.shape, w_shape, depthwise)
-        return _filter_grad(f, x, w_shape, grad, batch_axis)
+        return _filter_grad(f, x, w_shape, grad)
 
     return rule
 
@@ -470,8 +431,8 @@ def _tiled(x_shape, grad, ksize, receives):
     the last full window get zero).
 
     In the training step each scattered share of the offset scheme becomes its own
-    full-size buffer once the result has several consumers (the batch chunks of the filter
-    gradient), which cost the LeNet bench's first layer 4 extra passes over [64,28,28,32];
+    full-size buffer once the result has several consumers (the filter gradient read in
+    batch chunks cost the LeNet bench's first layer 4 extra passes over [64,28,28,32]);
     this form fuses into its consumers."""
     spread = [d for n in grad.shape for d in (n, 1)]
     share = jnp.where(receives, grad.reshape(spread), jnp.zeros((), grad.dtype))

@@ -1,7 +1,7 @@
-"""The performance-driven forms of the convolution/pooling lowerings (``lowering/conv.py``):
-filter gradients summed over batch chunks, and the max-pool gradient of disjoint windows.
-Values against TF 2.21 (and the reference backend where TF's CPU kernels lack the layout),
-with chunking forced onto small shapes by shrinking the chunk size."""
+"""The convolution/pooling lowerings chosen for speed (``lowering/conv.py``): filter
+gradients as transposed convolutions, and the max-pool gradient of disjoint windows.
+Values against TF 2.21 (and the reference backend where TF's CPU kernels lack the
+layout)."""
 
 from __future__ import annotations
 
@@ -14,30 +14,6 @@ from tests.ops.nn_helpers import raw_op, sample
 from tests.oracle import assert_parity
 
 _TOL = {"rtol": 1e-4, "atol": 1e-4}
-
-
-@pytest.mark.parametrize(
-    "batch, per_example, sizes",
-    [
-        (64, 14 * 14 * (32 + 64), [8] * 8),  # the LeNet bench's second convolution
-        (64, 28 * 28 * (1 + 32), [8] * 8),  # its first
-        (5, 100_000, [2, 2, 1]),  # uneven last chunk
-        (16, 56 * 56 * 128, [1] * 16),  # larger than a chunk: one example each
-        (1000, 14 * 14 * (32 + 64), [63] * 15 + [55]),  # capped at _MAX_CHUNKS
-        (3, 10, [3]),  # all in one
-    ],
-)
-def test_batch_chunks(batch, per_example, sizes):
-    chunks = conv.batch_chunks(batch, per_example)
-    assert [stop - start for start, stop in chunks] == sizes
-    assert chunks[0][0] == 0 and chunks[-1][1] == batch
-    assert all(a[1] == b[0] for a, b in zip(chunks, chunks[1:]))
-
-
-@pytest.fixture
-def small_chunks(monkeypatch):
-    """Chunks of two examples for the small shapes below (and uneven ones for odd batches)."""
-    monkeypatch.setattr(conv, "_CHUNK_ELEMENTS", 2 * 6 * 6 * 8)
 
 
 # name -> (builder(tf, x, g), x shape, out_backprop shape, dtype)
@@ -86,14 +62,13 @@ FILTER_GRADS = {
 
 
 @pytest.mark.parametrize("name", FILTER_GRADS)
-def test_chunked_filter_gradients_match_tf(name, small_chunks):
+def test_filter_gradients_match_tf(name):
     build, x_shape, g_shape, dtype = FILTER_GRADS[name]
     x, g = sample(x_shape, dtype, seed=1), sample(g_shape, dtype, seed=2)
-    assert len(conv.batch_chunks(x_shape[0], (x.size + g.size) // x_shape[0])) > 1
     assert_parity(lambda tf: build(tf, x, g), **_TOL)
 
 
-def test_chunked_filter_gradient_nchw_matches_reference(small_chunks):
+def test_filter_gradient_nchw_matches_reference():
     """TF's CPU convolutions run NHWC only: NCHW is checked against the NHWC result."""
     x, g = sample((5, 3, 6, 6), seed=3), sample((5, 4, 6, 6), seed=4)
 
@@ -117,9 +92,8 @@ def test_chunked_filter_gradient_nchw_matches_reference(small_chunks):
         np.testing.assert_allclose(nchw, nhwc, **_TOL)
 
 
-def test_cnn_training_gradients_chunked_match_tf(small_chunks):
-    """tf.gradients of a small conv + pool net: filter gradients by chunks, pooling
-    gradients by disjoint windows."""
+def test_cnn_training_gradients_match_tf():
+    """tf.gradients of a small conv + pool net: pooling gradients by disjoint windows."""
     x = sample((6, 8, 8, 2), seed=5)
     w1, w2 = sample((3, 3, 2, 4), seed=6, scale=0.3), sample((3, 3, 4, 3), seed=7, scale=0.3)
 
