@@ -135,20 +135,25 @@ class CondContext:
     def outer_context(self):
         return self.region.outer_context
 
-    def capture(self, tensor, consumer):
+    def capture(self, tensor, consumer, scope=None, colocate=True):
         """``tensor`` (from outside the cond) as seen in this branch: output ``branch`` of a
-        ``Switch(tensor, pred_id)`` named ``<consumer>/Switch``, made once per tensor."""
+        ``Switch(tensor, pred_id)`` named ``<consumer>/Switch`` (or in ``scope``), made once
+        per tensor. (``colocate`` is for loop captures: a Switch is always colocated.)"""
         from tfcompat.ops import control_flow_ops
 
         found = self._captured.get(tensor)
         if found is not None:
             return found
         graph = tensor.graph
-        with graph.name_scope(consumer.name + "/"), graph.colocate_with(tensor.op):
+        with graph.name_scope(consumer.name + "/" if scope is None else scope):
             outer = self.region.outer_context
-            if outer is not None:
-                tensor = outer.capture(tensor, consumer) if outer.needs_capture(tensor) else tensor
-            switch = control_flow_ops.ref_or_tensor_switch(tensor, self.pred, name="Switch")
+            source = tensor
+            if outer is not None and outer.needs_capture(tensor):
+                source = outer.capture(tensor, consumer, scope, colocate)
+            # As TF's _SwitchRefOrTensor: colocated with what it switches (the outer
+            # context's capture, if any), whatever colocation is in force.
+            with graph.colocate_with(source.op, ignore_existing=True):
+                switch = control_flow_ops.ref_or_tensor_switch(source, self.pred, name="Switch")
         mark_region_op(switch[0].op, self.region)
         switch[0].op._cf_branch = self.branch  # the branch reading it (for its gradient)
         value = switch[self.branch]
@@ -204,8 +209,10 @@ class WhileContext:
     def __repr__(self):
         return f"<WhileContext {self.name}>"
 
-    def capture(self, tensor, consumer):
-        """``tensor`` (from outside the loop) as a loop invariant: ``Enter(is_constant)``."""
+    def capture(self, tensor, consumer, scope=None, colocate=True):
+        """``tensor`` (from outside the loop) as a loop invariant: ``Enter(is_constant)``,
+        named in ``scope`` (default: ``consumer``'s name, as TF names a capture made while
+        its consumer is created) and, if ``colocate``, colocated as ``consumer``."""
         from tfcompat.ops import control_flow_ops
 
         found = self._captured.get(tensor)
@@ -214,8 +221,10 @@ class WhileContext:
         graph = tensor.graph
         outer = self.outer_context
         if outer is not None and outer.needs_capture(tensor):
-            tensor = outer.capture(tensor, consumer)
-        with graph.name_scope(consumer.name + "/"), _colocated_as(consumer):
+            tensor = outer.capture(tensor, consumer, scope, colocate)
+        scope = consumer.name + "/" if scope is None else scope
+        placed = _colocated_as(consumer) if colocate else contextlib.nullcontext()
+        with graph.name_scope(scope), placed:
             enter = control_flow_ops.enter(
                 tensor,
                 self.name,

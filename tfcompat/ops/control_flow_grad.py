@@ -115,7 +115,13 @@ def _enter_grad(op, grad):
     if loop is None or not loop.back_prop:
         return grad
     if op.attrs.get("is_constant"):
-        return loop.add_backprop_accumulator(op, _dense(grad))
+        # An IndexedSlices gradient (a gather of a variable in the body) is summed densely:
+        # TF concatenates its slices per iteration, a shape XLA's loops cannot carry. The
+        # conversion belongs to the loop body before the accumulator reads it (else the
+        # accumulator would capture it as a loop invariant).
+        with grad_state.building(op.graph, loop):
+            dense = _dense(grad)
+        return loop.add_backprop_accumulator(op, dense)
     return cf.exit_(grad)
 
 

@@ -134,8 +134,8 @@ class GradCondContext:
         outer = self.outer_context
         return outer is not None and outer.needs_capture(tensor)
 
-    def capture(self, tensor, consumer):
-        return self.outer_context.capture(tensor, consumer)
+    def capture(self, tensor, consumer, scope=None, colocate=True):
+        return self.outer_context.capture(tensor, consumer, scope, colocate)
 
     @property
     def loop(self):
@@ -171,12 +171,15 @@ class GradWhileContext(cfc.WhileContext):
         )
         self.state = state
 
-    def capture(self, tensor, consumer):
+    def capture(self, tensor, consumer, scope=None, colocate=True):
         """A forward-loop value comes from its history (``real_value``); anything else
-        enters as a loop invariant."""
+        enters as a loop invariant. TF builds the history while creating ``consumer``,
+        inside its name scope, so the stack and its pushes and pops are named after it
+        (``gradients/while/mul_grad/Mul_1/f_acc``)."""
         if self.state.in_forward(tensor):
-            return self.state.real_value(tensor)
-        return super().capture(tensor, consumer)
+            with tensor.graph.name_scope(consumer.name + "/"):
+                return self.state.real_value(tensor, consumer)
+        return super().capture(tensor, consumer, scope, colocate)
 
     def add_backprop_counter(self, count):
         """The loop counter: starts at the forward trip count, stops at zero. Returns the
@@ -309,10 +312,11 @@ class LoopGradState:
             setattr(self, attr, sync)
         return sync
 
-    def real_value(self, value):
+    def real_value(self, value, consumer=None):
         """``value`` (a tensor of the forward loop) as the gradient loop sees it in the
         iteration it is running: a loop invariant's outside value, a cloned constant, or
-        the forward iteration's value popped from a stack."""
+        the forward iteration's value popped from a stack. ``consumer``, the gradient op
+        reading it, names the Enter of a loop invariant (else the forward Enter does)."""
         from tfcompat.framework import constant_op, constant_value
 
         found = self.history.get(value)
@@ -321,7 +325,7 @@ class LoopGradState:
         graph = value.graph
         enter = _loop_constant_enter(value, self.forward)
         if enter is not None:
-            found = cfc.WhileContext.capture(self.grad, enter.inputs[0], enter)
+            found = cfc.WhileContext.capture(self.grad, enter.inputs[0], consumer or enter)
         elif value.op.type == "Const":
             with graph.control_dependencies(None), building(graph, self._mirror_of(value)):
                 found = constant_op.constant(
@@ -344,10 +348,11 @@ class LoopGradState:
         loop = self.forward
         where = cfc.output_context(value.op)
         with graph.control_dependencies(None):
-            with building(graph, None):
+            with building(graph, None), graph.colocate_with(value.op):
                 max_size = constant_op.constant(-1, dtypes.int32)
                 acc = stack_ops.stack(max_size, value.dtype.base_dtype, name="f_acc")
-            handle = loop.capture(acc, acc.op)
+            # TF enters the stack after leaving ``value``'s colocation scope.
+            handle = loop.capture(acc, acc.op, scope=_current_scope(graph), colocate=False)
             with building(graph, where):
                 push = stack_ops.stack_push(handle, value, swap_memory=loop.swap_memory)
         # Pushes run each iteration, before the counter moves on.
@@ -390,7 +395,8 @@ class LoopGradState:
         mirror = self.owner.mirror_region(cond.region)
         graph = acc.graph
         with graph.control_dependencies(None), building(graph, mirror.outer_context):
-            guarded = cf.ref_or_tensor_switch(acc, mirror.pred_id)[cond.branch]
+            with graph.colocate_with(acc.op, ignore_existing=True):
+                guarded = cf.ref_or_tensor_switch(acc, mirror.pred_id)[cond.branch]
             cfc.mark_region_op(guarded.op, mirror)
             guarded.op._cf_branch = cond.branch
         return guarded
@@ -434,6 +440,12 @@ class LoopGradState:
             merge.op._update_input(1, back)
 
 
+def _current_scope(graph):
+    """The name scope ops are created in now, as a ``name_scope`` argument."""
+    scope = graph.get_name_scope()
+    return scope + "/" if scope else ""
+
+
 @contextlib.contextmanager
 def _routing_gated_grads(graph, scope):
     """``scope``, in which the ops gating a cond ``Merge``'s gradient (``tf.tuple`` of
@@ -474,9 +486,10 @@ def _enclosing_loop(ctx):
 
 
 def _loop_constant_enter(value, loop):
-    """The loop-invariant ``Enter`` of ``loop`` that ``value`` is (through Identity ops)."""
+    """The loop-invariant ``Enter`` of ``loop`` that ``value`` is (through Identity ops,
+    and the Switch ops of conds in the body, as TF's ``GetLoopConstantEnter``)."""
     op = value.op
-    while op.type in ("Identity", "RefIdentity"):
+    while op.type in ("Identity", "RefIdentity", "Switch", "RefSwitch"):
         op = op.inputs[0].op
     if op.type in ENTER_TYPES and op.attrs.get("is_constant") and cfc.cfc_frame(op) == loop.name:
         return op

@@ -143,6 +143,15 @@ def _input_shapes(inputs):
 def _concat_dense_grads(grad, concat_dim, inputs):
     """Slices of a dense gradient, one per input: ConcatOffset + Slice, or one SplitV when
     there are more than 16 inputs (TF's choice)."""
+    from tfcompat.ops import control_flow_contexts as cfc
+
+    if concat_dim.op.type == "Const" and (
+        cfc.output_context(concat_dim.op) is not cfc.output_context(grad.op)
+    ):
+        # As TF: a constant axis from another control-flow context (a loop body's, read by
+        # the gradient loop) is copied here rather than brought in through the context.
+        value = constant_value(concat_dim)
+        concat_dim = constant(value, dtype=concat_dim.dtype)
     non_neg_dim = concat_dim % array_ops.rank(inputs[0])
     sizes = _input_shapes(inputs)
     if len(sizes) > 16:
