@@ -100,6 +100,9 @@ def create_op_from_node(graph, name, op_type, inputs, attrs) -> Operation:
             canonical[attr.name] = attr.default
     output_dtypes = _output_dtypes(op_def, canonical)
     op = graph._create_op(op_type, inputs, output_dtypes, canonical, name, op_def)
+    # As TF's importer: the name is taken, so later ops and scopes (a second
+    # ``tf.gradients`` after importing a training graph) pick the next free one.
+    graph._names_in_use.setdefault(name.lower(), 1)
     _infer_shapes(op)
     return op
 
