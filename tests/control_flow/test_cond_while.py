@@ -249,3 +249,22 @@ def test_variables_survive_a_loop_and_a_cond_that_write_nothing(trips):
         return [total, picked, after], {n: trips}
 
     assert_parity(program)
+
+
+def _loop_in_cond(tf):
+    """A loop in a branch whose initial value comes from outside the cond: the value is
+    switched in within the loop's name scope (``cond/while/Switch``), as TF names it."""
+    x = tf.placeholder(tf.float32, [3], name="x")
+
+    def looped():
+        return tf.while_loop(lambda i, v: i < 2, lambda i, v: (i + 1, v * x), [0, x])[1]
+
+    return tf.cond(x[0] > 0, looped, lambda: x), {x: [1.0, 2.0, 3.0]}
+
+
+def test_loop_in_cond_graph_def_matches_tf():
+    assert_same_graph_def(_loop_in_cond)
+
+
+def test_loop_in_cond_values_match_tf():
+    assert_parity(_loop_in_cond)

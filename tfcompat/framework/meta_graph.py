@@ -10,10 +10,11 @@ Export serialises the default graph (with ``_output_shapes``), the OpDefs of the
   ``bytes_list``, ``int`` as an ``int64_list``, ``float`` as a ``float_list``;
 * anything else is skipped with a warning, as TF skips what it cannot serialize.
 
-Control-flow contexts (``cond_context`` / ``while_context``) and queue runners are not
-serialized here (TF writes them as CondContextDef / WhileContextDef / QueueRunnerDef): on
-import, ``import_graph_def`` recovers the contexts of v1 control flow from the dataflow ops,
-so those collections are skipped in both directions.
+Control-flow contexts (``cond_context`` / ``while_context``) are written as TF writes them,
+CondContextDef / WhileContextDef (``tfcompat/ops/control_flow_protos.py``), so TF importing
+the graph gets its loops and conds back; on import here they are not read, as
+``import_graph_def`` recovers v1 control-flow contexts from the dataflow ops. Queue runners
+are skipped in both directions.
 
 Import adds the GraphDef's nodes (``import_graph_def``), rebuilds each collection (variables
 as ``Variable`` / ``ResourceVariable`` objects over the imported nodes, one object per
@@ -35,6 +36,7 @@ from tfcompat.framework import op_def as op_def_lib
 from tfcompat.framework.graph import GraphKeys
 from tfcompat.framework.proto import (
     attr_value_pb2,
+    control_flow_pb2,
     graph_pb2,
     meta_graph_pb2,
     op_def_pb2,
@@ -58,9 +60,12 @@ _GIT_VERSION = "tfcompat"
 
 # Collections TF serializes with protos that tfcompat does not have; skipped both ways.
 _UNSERIALIZED_COLLECTIONS = {
+    GraphKeys.QUEUE_RUNNERS: "tfcompat has no queue runners",
+}
+# Collections written on export but not read on import.
+_UNRESTORED_COLLECTIONS = {
     GraphKeys.COND_CONTEXT: "control-flow contexts are recovered from the graph on import",
     GraphKeys.WHILE_CONTEXT: "control-flow contexts are recovered from the graph on import",
-    GraphKeys.QUEUE_RUNNERS: "tfcompat has no queue runners",
 }
 
 _WARNED: set = set()
@@ -156,6 +161,18 @@ for _key in (
         _key, variable_pb2.VariableDef, _variable_to_proto, _variable_from_proto
     )
 register_proto_function(GraphKeys.SAVERS, saver_pb2.SaverDef, _saver_to_proto, _saver_from_proto)
+
+
+def _context_to_proto(context, export_scope=None):
+    from tfcompat.ops import control_flow_protos  # ops build on the framework
+
+    return control_flow_protos.to_proto(context, export_scope)
+
+
+register_proto_function(
+    GraphKeys.WHILE_CONTEXT, control_flow_pb2.WhileContextDef, _context_to_proto
+)
+register_proto_function(GraphKeys.COND_CONTEXT, control_flow_pb2.CondContextDef, _context_to_proto)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -645,8 +662,9 @@ def _restore_collection(graph, key, col_def, scope, cache, has_trainable):
     if kind is None:
         _logger.error("Cannot identify data type for collection %s. Skipping.", key)
         return
-    if key in _UNSERIALIZED_COLLECTIONS:
-        _logger.info("Collection %s is not restored: %s.", key, _UNSERIALIZED_COLLECTIONS[key])
+    skipped = _UNSERIALIZED_COLLECTIONS.get(key) or _UNRESTORED_COLLECTIONS.get(key)
+    if skipped:
+        _logger.info("Collection %s is not restored: %s.", key, skipped)
         return
     proto_type, _, from_proto = _PROTO_FUNCTIONS.get(key, (None, None, None))
     if key == GraphKeys.METRIC_VARIABLES:

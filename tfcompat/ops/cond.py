@@ -167,6 +167,7 @@ def _switch_output(ctx, graph, tensor):
         switch = cf.ref_or_tensor_switch(source, ctx.pred, name="Switch")
     cfc.mark_region_op(switch[0].op, ctx.region)
     switch[0].op._cf_branch = ctx.branch
+    switch[0].op._cf_branch_result = True  # TF counts both outputs among the branch's values
     ctx._captured[tensor] = switch[ctx.branch]
     return switch[ctx.branch]
 

@@ -196,6 +196,13 @@ class WhileContext:
         self.swap_memory = swap_memory
         self.maximum_iterations = maximum_iterations
         self.loops = []
+        # The loop's Enter and Exit outputs, loop variables first, then any a gradient adds
+        # (its iteration counter): TF's ``loop_enter_names`` / ``loop_exit_names``.
+        self.loop_enters = []
+        self.loop_exits = []
+        # Outside tensors TF lists among the loop's values anyway (a gradient counter's
+        # initial value: TF's ``AddName``).
+        self.named_values = []
         self.loop_cond = None
         self.pivot = None  # ops without inputs in the body depend on it (TF's pivot)
         self.cond_pivot = None
@@ -220,19 +227,21 @@ class WhileContext:
             return found
         graph = tensor.graph
         outer = self.outer_context
+        source = tensor
         if outer is not None and outer.needs_capture(tensor):
-            tensor = outer.capture(tensor, consumer, scope, colocate)
+            source = outer.capture(tensor, consumer, scope, colocate)
         scope = consumer.name + "/" if scope is None else scope
         placed = _colocated_as(consumer) if colocate else contextlib.nullcontext()
         with graph.name_scope(scope), placed:
             enter = control_flow_ops.enter(
-                tensor,
+                source,
                 self.name,
                 is_constant=True,
                 parallel_iterations=self.parallel_iterations,
                 name="Enter",
             )
         enter.op._control_flow_context = self
+        # Keyed by the outermost tensor (TF's ``external_values``), as the lookup above.
         self._captured[tensor] = enter
         return enter
 

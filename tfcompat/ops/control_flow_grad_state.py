@@ -293,6 +293,9 @@ class LoopGradState:
                 merge.op._update_input(1, next_count)
                 total = cf.exit_(false_out, name="f_count")
         self.forward_enters.append(enter)
+        loop.loop_enters.append(enter)
+        loop.loop_exits.append(total)
+        loop.named_values.append(zero)
         return total, next_count
 
     def in_forward(self, tensor) -> bool:

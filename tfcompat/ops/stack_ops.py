@@ -17,7 +17,9 @@ register_op(
     inputs=["max_size: int32"],
     outputs=["handle: resource"],
     attrs=["elem_type: type", "stack_name: string = ''"],
-    shape_fn=lambda op: [tensor_shape.TensorShape([])],
+    # TF's shape function gives the handle two elements (as a TensorArray's); TF checks a
+    # GraphDef's ``_output_shapes`` against it on import.
+    shape_fn=lambda op: [tensor_shape.TensorShape([2])],
     is_stateful=True,
 )
 register_op(

@@ -126,8 +126,12 @@ def _build_loop(graph, loop, cond, body, loop_vars, shape_invariants, return_sam
     cfc.adopt_pending(graph)
     invariants = nest.flatten(shape_invariants) if shape_invariants is not None else None
     outer = loop.outer_context
+    # An initial value from outside an enclosing cond or loop is brought in within the
+    # loop's name scope (TF's ``cond/while/Switch``), as TF captures it while building.
+    scope = graph.get_name_scope() + "/"
     real = [
-        outer.capture(v, v.op) if outer is not None and outer.needs_capture(v) else v for v in flat
+        outer.capture(v, v.op, scope) if outer is not None and outer.needs_capture(v) else v
+        for v in flat
     ]
     start = len(graph.get_operations())
     with cfc.entered(graph, loop), graph.control_dependencies(None):
@@ -198,6 +202,7 @@ def _build_loop(graph, loop, cond, body, loop_vars, shape_invariants, return_sam
             x._shape = m.shape
         _own(loop, graph.get_operations()[start:])
     loop.loops = list(zip(enters, merges, switches, identities, nexts, exits))
+    loop.loop_enters, loop.loop_exits = list(enters), list(exits)
     loop.body_fn = body
     structure = body_result if nest.is_nested(body_result) else [body_result]
     packed_exits = _with_arrays(structure, exits)

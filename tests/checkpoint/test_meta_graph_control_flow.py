@@ -1,0 +1,162 @@
+"""A MetaGraphDef's control-flow contexts (``while_context`` / ``cond_context``) against TF
+2.21: the same program exported by both gives equal WhileContextDef / CondContextDef protos
+(names, pivots, enters and exits, values, external values, nested contexts), and TF
+importing tfcompat's MetaGraphDef puts every op in the context TF's own graph has and builds
+gradients through the imported loops and conds with TF's numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tfcompat
+from tests.oracle import tf1
+
+X = np.array([0.5, -1.0, 1.5], np.float32)
+
+
+def _cond_in_loop(tf):
+    x = tf.placeholder(tf.float32, [3], name="x")
+    w = tf.Variable(np.array([1.0, 0.5, -0.5], np.float32), name="w")
+
+    def body(i, v):
+        return i + 1, tf.cond(i < 1, lambda: v * w, lambda: v + x)
+
+    _, out = tf.while_loop(lambda i, v: i < 3, body, [0, x])
+    loss = tf.reduce_sum(out * out)
+    tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    return loss
+
+
+def _top_level_cond(tf):
+    x = tf.placeholder(tf.float32, [3], name="x")
+    y = tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2.0, lambda: tf.sin(x))
+    return tf.reduce_sum(y)
+
+
+def _nested_loops(tf):
+    x = tf.placeholder(tf.float32, [3], name="x")
+
+    def inner(i, y):
+        return tf.while_loop(lambda j, z: j < i, lambda j, z: (j + 1, z * 0.5 + x), [0, y])[1]
+
+    _, y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, inner(i, y)), [0, x])
+    loss = tf.reduce_sum(y)
+    tf.gradients(loss, x)
+    return loss
+
+
+def _loop_in_cond(tf):
+    x = tf.placeholder(tf.float32, [3], name="x")
+
+    def looped():
+        return tf.while_loop(lambda i, v: i < 2, lambda i, v: (i + 1, v * x), [0, x])[1]
+
+    y = tf.cond(x[0] > 0, looped, lambda: x)
+    return tf.reduce_sum(y)
+
+
+def _maximum_iterations(tf):
+    x = tf.placeholder(tf.float32, [3], name="x")
+    _, out = tf.while_loop(
+        lambda i, v: v[0] < 100.0, lambda i, v: [i + 1, v * 2.0], [0, x], maximum_iterations=4
+    )
+    return tf.reduce_sum(out)
+
+
+def _dynamic_rnn(tf):
+    x = tf.placeholder(tf.float32, [3], name="x")
+    inputs = tf.reshape(tf.tile(x, [8]), [2, 4, 3])
+    with tf.variable_scope("rnn_scope", initializer=tf.constant_initializer(0.1)):
+        cell = tf.nn.rnn_cell.BasicRNNCell(5, name="cell")
+        outputs, _ = tf.nn.dynamic_rnn(cell, inputs, dtype=tf.float32)
+    loss = tf.reduce_sum(outputs)
+    tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    return loss
+
+
+PROGRAMS = {
+    "cond_in_loop": _cond_in_loop,
+    "top_level_cond": _top_level_cond,
+    "nested_loops": _nested_loops,
+    "loop_in_cond": _loop_in_cond,
+    "maximum_iterations": _maximum_iterations,
+    "dynamic_rnn": _dynamic_rnn,
+}
+
+
+def _export(tf, program):
+    graph = tf.Graph()
+    with graph.as_default():
+        program(tf)
+        return tf.train.export_meta_graph().SerializeToString()
+
+
+def _contexts(serialized):
+    """``{collection: [context proto]}`` of a serialized MetaGraphDef, parsed by TF."""
+    from tensorflow.core.protobuf import control_flow_pb2, meta_graph_pb2
+
+    meta = meta_graph_pb2.MetaGraphDef.FromString(serialized)
+    out = {}
+    for key, proto_type in (
+        ("while_context", control_flow_pb2.WhileContextDef),
+        ("cond_context", control_flow_pb2.CondContextDef),
+    ):
+        if key in meta.collection_def:
+            values = meta.collection_def[key].bytes_list.value
+            out[key] = [proto_type.FromString(v) for v in values]
+    return out
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_context_protos_match_tf(name):
+    theirs = _contexts(_export(tf1(), PROGRAMS[name]))
+    ours = _contexts(_export(tfcompat, PROGRAMS[name]))
+    assert theirs, "the program builds control flow"
+    assert ours == theirs
+
+
+def _import_into_tf(serialized):
+    """TF's graph of a serialized MetaGraphDef, with ``{op name: context name}``."""
+    tf = tf1()
+    from tensorflow.core.protobuf import meta_graph_pb2
+
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.train.import_meta_graph(meta_graph_pb2.MetaGraphDef.FromString(serialized))
+    contexts = {}
+    for op in graph.get_operations():
+        ctx = op._get_control_flow_context()
+        contexts[op.name] = None if ctx is None else ctx.name
+    return graph, contexts
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_tf_imports_ops_into_tfs_contexts(name):
+    _, ours = _import_into_tf(_export(tfcompat, PROGRAMS[name]))
+    _, theirs = _import_into_tf(_export(tf1(), PROGRAMS[name]))
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("name", ["cond_in_loop", "top_level_cond", "nested_loops", "dynamic_rnn"])
+def test_tf_builds_gradients_through_imported_contexts(name):
+    """tf.gradients of the loss with respect to ``x`` in TF, on tfcompat's imported graph
+    and on TF's own: the same values."""
+    tf = tf1()
+    grads = []
+    for framework in (tfcompat, tf):
+        graph, _ = _import_into_tf(_export(framework, PROGRAMS[name]))
+        with graph.as_default():
+            loss = graph.get_tensor_by_name(_loss_name(framework, PROGRAMS[name]))
+            x = graph.get_tensor_by_name("x:0")
+            (grad,) = tf.gradients(loss, x)
+            with tf.Session(graph=graph) as sess:
+                sess.run(tf.global_variables_initializer())
+                grads.append(sess.run(grad, {x: X}))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
+
+
+def _loss_name(framework, program):
+    graph = framework.Graph()
+    with graph.as_default():
+        return program(framework).name
