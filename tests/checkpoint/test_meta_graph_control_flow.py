@@ -1,8 +1,10 @@
-"""A MetaGraphDef's control-flow contexts (``while_context`` / ``cond_context``) against TF
-2.21: the same program exported by both gives equal WhileContextDef / CondContextDef protos
-(names, pivots, enters and exits, values, external values, nested contexts), and TF
-importing tfcompat's MetaGraphDef puts every op in the context TF's own graph has and builds
-gradients through the imported loops and conds with TF's numbers."""
+"""Control flow across MetaGraphDefs, against TF 2.21. The ``while_context`` /
+``cond_context`` collections: the same program exported by both gives equal WhileContextDef
+/ CondContextDef protos (names, pivots, enters and exits, values, external values, nested
+contexts), and TF importing tfcompat's MetaGraphDef puts every op in the context TF's own
+graph has and builds gradients through the imported loops and conds with TF's numbers. The
+other way, tfcompat importing TF's MetaGraphDef recovers the loops from their dataflow well
+enough for ``tf.gradients`` through them to give TF's numbers too."""
 
 from __future__ import annotations
 
@@ -160,3 +162,61 @@ def _loss_name(framework, program):
     graph = framework.Graph()
     with graph.as_default():
         return program(framework).name
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_gradients_through_loops_imported_from_tf(name):
+    """tf.gradients with respect to ``x`` built by tfcompat on TF's imported MetaGraphDef
+    (TF's programs already hold a gradient loop, which is just another loop here), against
+    TF's gradient on the same import."""
+    tf = tf1()
+    serialized = _export(tf, PROGRAMS[name])
+    loss_name = _loss_name(tf, PROGRAMS[name])
+    values = []
+    for framework in (tfcompat, tf):
+        graph = framework.Graph()
+        with graph.as_default():
+            framework.train.import_meta_graph(_parse_meta(framework, serialized))
+            loss, x = graph.get_tensor_by_name(loss_name), graph.get_tensor_by_name("x:0")
+            (grad,) = framework.gradients(loss, x)
+            with framework.Session(graph=graph) as sess:
+                sess.run(framework.global_variables_initializer())
+                values.append(sess.run(grad, {x: X}))
+    np.testing.assert_allclose(values[0], values[1], rtol=1e-5)
+
+
+def _parse_meta(framework, serialized):
+    if framework is tfcompat:
+        from tfcompat.framework.proto import meta_graph_pb2
+    else:
+        from tensorflow.core.protobuf import meta_graph_pb2
+    return meta_graph_pb2.MetaGraphDef.FromString(serialized)
+
+
+def test_gradient_through_imported_loop_without_exit_raises():
+    """A loop variable whose ``Exit`` a pruned GraphDef dropped: tf.gradients through the
+    loop raises UnimplementedError naming it (rather than a wrong or missing gradient)."""
+    from tfcompat.framework import errors
+
+    tf = tf1()
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [3], name="x")
+        _, out = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * 2.0), [0, x])
+        tf.reduce_sum(out, name="loss")
+    graph_def = graph.as_graph_def()
+    kept = [n for n in graph_def.node if n.name != "while/Exit"]
+    del graph_def.node[:]
+    graph_def.node.extend(kept)
+    ours = tfcompat.Graph()
+    with ours.as_default():
+        tfcompat.import_graph_def(_parse_graph_def(graph_def.SerializeToString()), name="")
+        loss, x = ours.get_tensor_by_name("loss:0"), ours.get_tensor_by_name("x:0")
+        with pytest.raises(errors.UnimplementedError, match="while/Enter:0.*has no Exit"):
+            tfcompat.gradients(loss, x)
+
+
+def _parse_graph_def(serialized):
+    from tfcompat.framework.proto import graph_pb2
+
+    return graph_pb2.GraphDef.FromString(serialized)

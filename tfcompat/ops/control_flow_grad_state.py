@@ -536,6 +536,13 @@ class GradientState:
             # Exit); where the first gradient reaches xs only through stacks, no gradient
             # loop takes part and the answer is None, as in TF.
             raise TypeError("Second-order gradient for while loops not supported.")
+        if not loop.loops:
+            # An imported loop whose loop variables could not be recovered from its
+            # dataflow (control_flow_import): no gradient rather than a wrong one.
+            reason = getattr(loop, "import_error", "its loop variables are unknown")
+            raise errors.UnimplementedError(
+                None, None, f"tf.gradients through while loop {loop.name}: {reason}"
+            )
         outer = _enclosing_loop(loop)
         if isinstance(outer, GradWhileContext):
             raise errors.UnimplementedError(

@@ -82,7 +82,75 @@ def recover(ops):
             if op.type in _DATAFLOW:
                 op._cf_import_error = str(e)
         return
-    _Attach(where).run(ops, paths)
+    attach = _Attach(where)
+    attach.run(ops, paths)
+    for ctx in attach.contexts.values():
+        if isinstance(ctx, cfc.WhileContext):
+            _recover_loop_variables(ctx, ops)
+
+
+def _consumer(tensor, types, context=None):
+    """The first op of ``types`` reading ``tensor`` (in ``context`` if given), or None."""
+    for op in tensor.consumers():
+        if op.type in types and (context is None or cfc.context_of(op) is context):
+            return op
+    return None
+
+
+def _recover_loop_variables(loop, ops):
+    """Fills in what ``tf.gradients`` reads of a loop that its builder records: per loop
+    variable (``Enter(is_constant=False)`` of its frame, in graph order) its ``Merge``,
+    ``Switch`` on the ``LoopCond``, body ``Identity``, ``NextIteration`` and ``Exit``, and
+    the pivots. A variable without a body ``Identity`` is one a gradient added (TF's
+    iteration counter, read by its ``Add`` directly): not a variable of the loop's own. A
+    loop whose variables are not all complete (a pruned ``Exit``) keeps none and records
+    why: a gradient through it then raises rather than being wrong."""
+    enters = [
+        op
+        for op in ops
+        if op.type in _ENTER
+        and cfc.context_of(op) is loop
+        and not op.attrs.get("is_constant")
+        and _frame_name(op) == loop.name
+    ]
+    parts, extra = [], []
+    for enter in enters:
+        merge = _consumer(enter.outputs[0], _MERGE, loop)
+        switch = merge and next(
+            (
+                op
+                for op in merge.outputs[0].consumers()
+                if op.type in _SWITCH and op.inputs[1] is loop.loop_cond
+            ),
+            None,
+        )
+        identity = switch and _consumer(switch.outputs[1], _IDENTITY, loop)
+        exit_ = switch and _consumer(switch.outputs[0], _EXIT)
+        if switch is not None and identity is None and exit_ is not None:
+            extra.append((enter.outputs[0], exit_.outputs[0]))
+            continue
+        if identity is None or exit_ is None or merge.inputs[1].op.type not in _NEXT:
+            loop.import_error = (
+                f"loop variable {enter.outputs[0].name} of the imported while loop "
+                f"{loop.name} has no {'Exit' if identity is not None else 'Switch on its LoopCond'}"
+            )
+            return
+        parts.append(
+            (
+                enter.outputs[0],
+                merge.outputs[0],
+                tuple(switch.outputs),
+                identity.outputs[0],
+                merge.inputs[1],
+                exit_.outputs[0],
+            )
+        )
+    if not parts:
+        return
+    loop.loops = parts
+    loop.cond_pivot, loop.pivot = parts[0][1], parts[0][3]
+    loop.loop_enters = [p[0] for p in parts] + [e for e, _ in extra]
+    loop.loop_exits = [p[5] for p in parts] + [x for _, x in extra]
 
 
 def imported_shapes(op):
