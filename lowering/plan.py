@@ -16,10 +16,12 @@
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import heapq
 
 from lowering import interpreter, regions
+from lowering import unique as unique_lowering
 from tfcompat.framework import dtypes, errors
 
 VARIABLE_OP_TYPES = frozenset({"VariableV2", "Variable", "VarHandleOp"})
@@ -66,9 +68,18 @@ def _is_device_assert(op) -> bool:
     return False
 
 
+# The ops whose outputs the run being planned fetches (see is_host_op).
+_FETCHED: contextvars.ContextVar = contextvars.ContextVar("fetched", default=frozenset())
+
+
 def is_host_op(op) -> bool:
     if op.op_def.host:
-        return True
+        # TF's optimizers deduplicate sparse gradients with a Unique that the device can
+        # run at static size, unless its padded outputs would be seen (lowering/unique.py).
+        if op.type != "Unique":
+            return True
+        pattern = unique_lowering.deduplication_ops(op)
+        return pattern is None or not pattern.isdisjoint(_FETCHED.get())
     if _is_device_assert(op):
         return False
     for t in op.inputs:
@@ -290,6 +301,14 @@ def _assign_segments(ordered, feeds, alias=None, replicas=frozenset(), host_boun
 def build_plan(fetches, targets, feeds, random_op_types=frozenset(), move_to_host=True) -> Plan:
     """The plan of one run. ``move_to_host=False`` keeps every device-capable op on the
     device (``lowering.gradcheck`` differentiates the device step with respect to feeds)."""
+    token = _FETCHED.set(frozenset(t.op for t in fetches))
+    try:
+        return _build_plan(fetches, targets, feeds, random_op_types, move_to_host)
+    finally:
+        _FETCHED.reset(token)
+
+
+def _build_plan(fetches, targets, feeds, random_op_types, move_to_host) -> Plan:
     feeds_set = set(feeds)
     # Control-flow regions (tf.cond / tf.while_loop) become one unit each: lowering/regions.
     pruned = regions.contract(prune(fetches, targets, feeds_set), feeds_set, fetches)

@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from lowering import unique as unique_lowering
 from lowering.registry import lowering
 from tfcompat.framework.constant_value import constant_value
 from tfcompat.ops import training_ops
@@ -230,14 +231,18 @@ def deduplicate(indices, rows):
 
 
 def _distinct_indices(op, num_rows) -> bool:
-    """Whether the update's indices are distinct already: the second output of a
-    ``SparseSegment*GradV2`` (TF's row-sparse gradient of an embedding lookup) over this
-    variable's rows, whose padding rows carry the out-of-range index ``num_rows``.
-    Deduplicating them again would add a sort and a segment sum per table to every step."""
+    """Whether the update's indices are distinct already: a ``Unique``'s output (TF's
+    optimizers deduplicate first; on the device its padding is out of range, see
+    ``lowering/unique.py``), or the second output of a ``SparseSegment*GradV2`` (TF's
+    row-sparse gradient of an embedding lookup) over this variable's rows, whose padding
+    rows carry the out-of-range index ``num_rows``. Deduplicating them again would add a
+    sort and a segment sum per table to every step."""
     names = [arg.name for arg in op.op_def.inputs]
     source = op.inputs[names.index("indices")]
-    if source.value_index != 1 or not source.op.type.endswith("GradV2"):
+    if not unique_lowering.is_distinct_source(source):
         return False
+    if source.op.type == "Unique":
+        return True
     rows = constant_value(source.op.inputs[3])
     return rows is not None and int(np.reshape(rows, -1)[0]) == num_rows
 
@@ -275,14 +280,6 @@ for _op_type in training_ops.APPLY_OP_TYPES:
     _update = _UPDATES[algorithm(_op_type)]
     _make = _sparse_rule if _op_type.startswith("Sparse") else _dense_rule
     lowering(_op_type)(_make(_update))
-
-
-@lowering("UniqueSegmentSum")
-def _unique_segment_sum(ctx, op, data, indices):
-    if indices.shape[0] == 0:
-        return data, indices
-    unique, summed, _ = deduplicate(indices, data)
-    return summed, unique
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,7 +26,6 @@ def test_no_rules_for_unregistered_ops():
 TFCOMPAT_ONLY_NO_GRADIENT = {
     "OptaxInit": "builds optimizer state; not on any differentiable path",
     "OptaxApply": "an optimizer update, like TF's Apply* ops (which have no entry)",
-    "UniqueSegmentSum": "deduplicates sparse gradients inside optimizer updates",
 }
 
 

@@ -241,20 +241,6 @@ for _op_type in training_ops.APPLY_OP_TYPES:
     reference(_op_type)(_make(_update))
 
 
-@reference("UniqueSegmentSum")
-def _unique_segment_sum(ctx, op, data, indices):
-    data, indices = np.asarray(data), np.asarray(indices)
-    n = indices.shape[0]
-    if n == 0:
-        return data, indices
-    unique, inverse = np.unique(indices, return_inverse=True)
-    summed = np.zeros_like(data)
-    np.add.at(summed, inverse.reshape(-1), data)
-    padded = np.full(n, unique[0], indices.dtype)
-    padded[: len(unique)] = unique
-    return summed, padded
-
-
 # ---------------------------------------------------------------------------------------------
 # Optax: no independent kernel is reasonable (the transform is arbitrary user code), so the
 # reference calls the same optax functions eagerly and converts the results to numpy.

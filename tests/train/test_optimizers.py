@@ -78,16 +78,12 @@ def test_dense_update_graph_matches_tf(name):
         assert sorted(ours[node][2]) == sorted(k for k in attrs if k != "_output_shapes"), node
 
 
-# TF's deduplication nodes (Unique + UnsortedSegmentSum of the sparse gradient), which our
-# SparseApply kernels make unnecessary.
-_TF_DEDUP_OPS = {"Unique", "Shape", "StridedSlice", "UnsortedSegmentSum"}
-
-
 @pytest.mark.parametrize("name", sorted(OPTIMIZERS))
 def test_sparse_update_ops_match_tf(name):
-    """The sparse update uses TF's op (``SparseApplyX``, ``ScatterSub``...) with the same
-    node name; only TF's deduplication nodes are absent (or, for Adam's ScatterAdd path,
-    replaced by one ``UniqueSegmentSum``)."""
+    """The sparse update is TF's, node for node (op, inputs): the deduplication of the
+    gradient rows (``Unique`` + ``UnsortedSegmentSum``, none for GradientDescent's
+    ``ScatterSub``) then ``SparseApplyX`` / ``ScatterAdd``..., so the graph computes the
+    same in TF."""
     from tests.oracle import graph_def_nodes
 
     def build(tf):
@@ -97,19 +93,11 @@ def test_sparse_update_ops_match_tf(name):
             fed_gradients(tf, OPTIMIZERS[name](tf, gs), gs)
         return graph_def_nodes(graph)
 
+    def update_nodes(nodes):
+        return {n: (op, inputs) for n, (op, inputs, _) in nodes.items() if "/update_emb/" in n}
+
     ours, theirs = build(tfcompat), build(tf1())
-
-    def update_nodes(nodes, skip):
-        return {
-            n: op
-            for n, (op, _, _) in nodes.items()
-            if "/update_emb/" in n
-            and op not in skip
-            and not n.split("/")[-2].startswith("strided_slice")
-        }
-
-    skip = _TF_DEDUP_OPS | {"Const"}
-    assert update_nodes(ours, skip | {"UniqueSegmentSum"}) == update_nodes(theirs, skip)
+    assert update_nodes(ours) == update_nodes(theirs)
 
 
 def test_adam_slots_and_beta_powers_as_tf():
@@ -280,3 +268,28 @@ def test_optimizer_xla_run_is_one_call_per_step():
     executable = result.metadata.executable
     assert executable.compile_count == 1
     assert executable.run_count == 4
+
+
+def test_deduplication_runs_in_the_one_step_and_its_values_stay_exact_when_fetched():
+    """TF's deduplication (Unique + UnsortedSegmentSum) of a sparse gradient runs inside
+    the training step's one XLA call, at static size; fetching its values puts the Unique
+    on the host with its exact size (the device form's padding is never seen)."""
+    from lowering import plan as plan_lib
+
+    graph = tfcompat.Graph()
+    with graph.as_default():
+        ids = tfcompat.placeholder(tfcompat.int64, [None], name="ids")
+        table = tfcompat.Variable(np.arange(12, dtype=np.float32).reshape(6, 2), name="table")
+        loss = tfcompat.reduce_sum(tfcompat.nn.embedding_lookup(table, ids) ** 2)
+        train = tfcompat.train.AdagradOptimizer(0.1).minimize(loss)
+        unique_op = graph.get_operation_by_name("Adagrad/update_table/Unique")
+        summed = graph.get_tensor_by_name("Adagrad/update_table/UnsortedSegmentSum:0")
+        feed = {ids: np.array([3, 1, 3, 3, 0])}
+        step = plan_lib.build_plan([], [train], [ids])
+        assert [s.kind for s in step.segments] == ["device"]
+        fetching = plan_lib.build_plan([summed], [], [ids])
+        assert any(unique_op in s.ops for s in fetching.segments if s.kind == "host")
+        with tfcompat.Session() as sess:
+            sess.run(tfcompat.global_variables_initializer())
+            rows = sess.run(summed, feed)
+        np.testing.assert_allclose(rows, [[36.0, 42.0], [4.0, 6.0], [0.0, 2.0]])  # 3, 1, 0

@@ -181,25 +181,6 @@ def test_sparse_kernels_sum_duplicate_indices(op_type):
             np.testing.assert_allclose(a, b, rtol=2e-6, atol=2e-6, err_msg=backend)
 
 
-def test_unique_segment_sum_values_and_padding():
-    indices = np.array([5, 2, 5, 9, 2, 2], np.int64)
-    data = np.arange(18, dtype=np.float32).reshape(6, 3)
-    with tfcompat.Graph().as_default():
-        summed, unique = training_ops.unique_segment_sum(
-            tfcompat.constant(data), tfcompat.constant(indices)
-        )
-        assert summed.shape.as_list() == [6, 3] and unique.shape.as_list() == [6]
-        for backend in ("xla", "reference"):
-            with tfcompat.Session(backend=backend) as sess:
-                s, u = sess.run([summed, unique])
-            np.testing.assert_array_equal(u, [2, 5, 9, 2, 2, 2])
-            expected = np.zeros_like(data)
-            expected[0] = data[1] + data[4] + data[5]
-            expected[1] = data[0] + data[2]
-            expected[2] = data[3]
-            np.testing.assert_array_equal(s, expected)
-
-
 @pytest.mark.parametrize(
     "op_type, change, message",
     [

@@ -8,17 +8,11 @@ takes ``resource`` handles instead of the refs and has no output; the wrappers
 (``apply_adam``...) build it when given resource variables, as TF's optimizers do.
 
 Duplicate indices. TF's optimizers sum the rows of a sparse gradient that share an index
-(``Unique`` + ``UnsortedSegmentSum``) before calling a ``SparseApply*`` kernel. ``Unique``
-has a data-dependent output size, so it would run on the host and split a training step
-into several executables. Instead our ``SparseApply*`` kernels sum duplicate rows
-themselves (segment-sum into the touched rows, update those rows once, scatter them back),
-which gives what TF's optimizers compute while the whole step stays one XLA call. (TF's
-own kernels, called directly with duplicates, apply the rows one after the other.)
-
-``UniqueSegmentSum`` (a tfcompat op) is the device-friendly form of that deduplication for
-optimizers whose sparse path is built from ``ScatterAdd`` (Adam): it keeps the input's
-static length, putting the sums of the unique indices first and padding with zero rows at
-an index already present, which additive consumers ignore.
+(``Unique`` + ``UnsortedSegmentSum``) before calling a ``SparseApply*`` kernel, and so do
+ours, with the same ops (``Optimizer._apply_sparse_duplicate_indices``): such a ``Unique``
+runs on the device at static size (``lowering/unique.py``), so the step stays one XLA call.
+Called directly with duplicate indices, TF's kernels apply the rows one after the other;
+ours sum them first.
 """
 
 from __future__ import annotations
@@ -467,41 +461,6 @@ for _name, _inputs, _attrs in _OPS:
 def update_op(result):
     """The op of an update: a ref form's output tensor, or the resource form's op."""
     return result.op if isinstance(result, Tensor) else result
-
-
-# ---------------------------------------------------------------------------------------------
-# UniqueSegmentSum: static-size deduplication of sparse gradient rows (tfcompat op)
-# ---------------------------------------------------------------------------------------------
-def _unique_segment_sum_shape(op):
-    data, indices = op.inputs[0].shape, op.inputs[1].shape
-    indices = _with_rank(indices, 1)
-    if data.rank == 0:
-        raise ValueError("Shape must be at least rank 1 but is rank 0")
-    if data.rank is not None:
-        n = _merge(indices, data[:1])
-        data = n.concatenate(data[1:])
-        indices = n
-    return [data, indices]
-
-
-register_op(
-    "UniqueSegmentSum",
-    inputs=["data: T", "indices: Tindices"],
-    outputs=["output: T", "unique_indices: Tindices"],
-    attrs=[_T, _TINDICES],
-    shape_fn=_unique_segment_sum_shape,
-)
-
-
-def unique_segment_sum(data, indices, name=None):
-    """Sums the rows of ``data`` that share an index, keeping the static length.
-
-    Returns ``(output, unique_indices)``: the first ``k`` rows hold the sums for the ``k``
-    distinct indices in ascending order; the remaining rows are zero and repeat the
-    smallest index, so adding them anywhere (``ScatterAdd``) changes nothing.
-    """
-    op = apply_op("UniqueSegmentSum", name=name, data=data, indices=indices)
-    return op.outputs[0], op.outputs[1]
 
 
 def is_apply_op_type(op_type: str) -> bool:

@@ -13,8 +13,6 @@ from tfcompat.util.tf_export import tf_export
 class AdadeltaOptimizer(optimizer.Optimizer):
     """Slots ``accum`` and ``accum_update`` (``w/Adadelta``, ``w/Adadelta_1``)."""
 
-    _sparse_needs_unique_indices = False
-
     def __init__(
         self, learning_rate=0.001, rho=0.95, epsilon=1e-8, use_locking=False, name="Adadelta"
     ):

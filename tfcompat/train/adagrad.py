@@ -13,8 +13,6 @@ class AdagradOptimizer(optimizer.Optimizer):
     """Adagrad; slot ``accumulator`` (``w/Adagrad``) starts at
     ``initial_accumulator_value``."""
 
-    _sparse_needs_unique_indices = False
-
     def __init__(
         self, learning_rate, initial_accumulator_value=0.1, use_locking=False, name="Adagrad"
     ):

@@ -14,8 +14,6 @@ from tfcompat.util.tf_export import tf_export
 class AdagradDAOptimizer(optimizer.Optimizer):
     """Slots ``gradient_accumulator`` and ``gradient_squared_accumulator``."""
 
-    _sparse_needs_unique_indices = False
-
     def __init__(
         self,
         learning_rate,

@@ -18,8 +18,6 @@ def _check_non_negative(value, what, word="positive or zero"):
 class FtrlOptimizer(optimizer.Optimizer):
     """Slots ``accum`` (``initial_accumulator_value``) and ``linear`` (zeros)."""
 
-    _sparse_needs_unique_indices = False
-
     def __init__(
         self,
         learning_rate,

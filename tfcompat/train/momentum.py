@@ -13,8 +13,6 @@ from tfcompat.util.tf_export import tf_export
 class MomentumOptimizer(optimizer.Optimizer):
     """Momentum SGD; slot ``momentum`` (``w/Momentum``)."""
 
-    _sparse_needs_unique_indices = False
-
     def __init__(
         self, learning_rate, momentum, use_locking=False, name="Momentum", use_nesterov=False
     ):

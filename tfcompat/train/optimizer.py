@@ -22,7 +22,7 @@ from tfcompat.framework.indexed_slices import (
     convert_to_tensor_or_indexed_slices,
 )
 from tfcompat.framework.tensor import Tensor
-from tfcompat.ops import control_flow_ops, state_ops, training_ops
+from tfcompat.ops import array_ops, control_flow_ops, gather_ops, segment_ops, state_ops
 from tfcompat.train import slot_creator
 from tfcompat.util.tf_export import tf_export
 
@@ -30,13 +30,15 @@ _STREAMING_MODEL_PORTS = "streaming_model_ports"  # TF's GraphKeys._STREAMING_MO
 
 
 def _deduplicate_indexed_slices(values, indices):
-    """Sums the rows of a sparse gradient that share an index: ``(summed, unique)``.
-
-    TF uses ``Unique`` + ``UnsortedSegmentSum``; ``Unique``'s data-dependent size would put
-    the step on the host, so this uses ``UniqueSegmentSum`` (same sums at static size, see
-    ``tfcompat/ops/training_ops.py``).
-    """
-    return training_ops.unique_segment_sum(values, indices)
+    """Sums the rows of a sparse gradient that share an index: ``(summed, unique)``, with
+    TF's ops (``Unique`` + ``UnsortedSegmentSum`` into ``Shape(unique)[0]`` segments), so
+    the graph computes the same in TF. The step stays one XLA call: such a ``Unique`` runs
+    on the device at static size (``lowering/unique.py``)."""
+    unique_indices, new_index_positions = gather_ops.unique(indices)
+    summed_values = segment_ops.unsorted_segment_sum(
+        values, new_index_positions, array_ops.shape(unique_indices)[0]
+    )
+    return summed_values, unique_indices
 
 
 def _var_key(var):
@@ -133,11 +135,6 @@ class Optimizer:
     GATE_NONE = 0
     GATE_OP = 1
     GATE_GRAPH = 2
-
-    # Whether ``_apply_sparse`` needs distinct indices. The ``SparseApply*`` kernels sum
-    # duplicate rows themselves, so optimizers built on them set this False and their
-    # graphs have no deduplication ops.
-    _sparse_needs_unique_indices = True
 
     def __init__(self, use_locking, name):
         if not name:
@@ -333,10 +330,8 @@ class Optimizer:
         raise NotImplementedError()
 
     def _apply_sparse_duplicate_indices(self, grad, var):
-        """Calls ``_apply_sparse``, first summing rows with equal indices if it needs
-        distinct indices."""
-        if not self._sparse_needs_unique_indices:
-            return self._apply_sparse(grad, var)
+        """Calls ``_apply_sparse`` after summing the rows with equal indices, as TF does
+        (TF's ``SparseApply*`` kernels apply duplicate rows one after the other)."""
         summed, unique = _deduplicate_indexed_slices(grad.values, grad.indices)
         return self._apply_sparse(IndexedSlices(summed, unique, grad.dense_shape), var)
 
@@ -347,10 +342,8 @@ class Optimizer:
         return self._apply_sparse(IndexedSlices(grad, indices), var)
 
     def _resource_apply_sparse_duplicate_indices(self, grad, var, indices):
-        """Calls ``_resource_apply_sparse``, first summing rows with equal indices if it
-        needs distinct indices."""
-        if not self._sparse_needs_unique_indices:
-            return self._resource_apply_sparse(grad, var, indices)
+        """Calls ``_resource_apply_sparse`` after summing the rows with equal indices, as
+        TF does."""
         summed, unique = _deduplicate_indexed_slices(grad, indices)
         return self._resource_apply_sparse(summed, var, unique)
 

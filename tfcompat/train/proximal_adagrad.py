@@ -14,8 +14,6 @@ from tfcompat.util.tf_export import tf_export
 class ProximalAdagradOptimizer(optimizer.Optimizer):
     """Slot ``accumulator`` (``w/ProximalAdagrad``) from a ``Const`` initial value."""
 
-    _sparse_needs_unique_indices = False
-
     def __init__(
         self,
         learning_rate,

@@ -13,8 +13,6 @@ from tfcompat.util.tf_export import tf_export
 class ProximalGradientDescentOptimizer(optimizer.Optimizer):
     """No slots; hyperparameters are used in their given dtype, as in TF."""
 
-    _sparse_needs_unique_indices = False
-
     def __init__(
         self,
         learning_rate,

@@ -13,8 +13,6 @@ from tfcompat.util.tf_export import tf_export
 class RMSPropOptimizer(optimizer.Optimizer):
     """Slots ``rms`` (ones, ``w/RMSProp``), ``mg`` when centered, and ``momentum``."""
 
-    _sparse_needs_unique_indices = False
-
     def __init__(
         self,
         learning_rate,
