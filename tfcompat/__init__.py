@@ -85,6 +85,7 @@ from tfcompat.lib.io import tf_record as _tf_record  # noqa: F401 - tf.io TFReco
 from tfcompat.ops import parsing_ops as _parsing_ops  # noqa: F401 - tf.train.Example
 from tfcompat.ops import tensor_array_ops  # noqa: F401 - tf.TensorArray
 from tfcompat.ops import rnn, rnn_cell_impl  # noqa: F401 - tf.nn.dynamic_rnn, tf.nn.rnn_cell
+from tfcompat.ops import functional_ops  # noqa: F401 - tf.map_fn, tf.scan, tf.foldl, tf.foldr
 from tfcompat.client.session import (  # noqa: F401
     InteractiveSession,
     Session,
