@@ -17,6 +17,7 @@ from tfcompat.train.learning_rate_decay import (
     polynomial_decay,
 )
 from tfcompat.train.momentum import MomentumOptimizer
+from tfcompat.train.moving_averages import ExponentialMovingAverage
 from tfcompat.train.optax_optimizer import OptaxOptimizer
 from tfcompat.train.optimizer import Optimizer
 from tfcompat.train.proximal_adagrad import ProximalAdagradOptimizer
@@ -31,6 +32,7 @@ from tfcompat.train.training_util import (
 )
 
 __all__ = [
+    "ExponentialMovingAverage",
     "Optimizer",
     "GradientDescentOptimizer",
     "MomentumOptimizer",
