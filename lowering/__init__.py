@@ -49,6 +49,7 @@ FAMILIES = (
     "candidate_sampling",
     "sets",
     "io",
+    "summary",
 )
 
 for _family in FAMILIES:
