@@ -50,6 +50,7 @@ FAMILIES = (
     "sets",
     "io",
     "summary",
+    "logging",
 )
 
 for _family in FAMILIES:

@@ -91,6 +91,11 @@ def _needs_static_value(error) -> bool:
     return False
 
 
+def _prints(ops) -> bool:
+    """Whether ``ops`` (or the members of a cond or loop among them) hold a ``Print``."""
+    return any(op.type == "Print" or _prints(getattr(op, "members", ())) for op in ops)
+
+
 class DeviceFunction:
     """One device segment as a jitted function; counts its compilations."""
 
@@ -109,6 +114,8 @@ class DeviceFunction:
         # Whether a trace has looked for all compile-time values at once (see
         # _explore_static_needs); later ones are found one retrace each.
         self.explored = False
+        # Whether the step prints (tf.Print: lowering/logging.py).
+        self.prints = _prints(segment.ops)
         self.rejit()
 
     def rejit(self):
@@ -242,6 +249,10 @@ class DeviceFunction:
             if report is None or not regions.check_report(self, report):
                 break
             touched = new_state
+        if self.prints:
+            # Print's host callbacks may still run when the step's outputs are ready; as in
+            # TF, its text is out before Session.run returns.
+            _jax().effects_barrier()
         env.update(zip(segment.outputs, self.buckets.trim(outputs)))
 
 
