@@ -51,6 +51,7 @@ FAMILIES = (
     "io",
     "summary",
     "logging",
+    "script_ops",
 )
 
 for _family in FAMILIES:

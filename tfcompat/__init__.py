@@ -109,6 +109,7 @@ from tfcompat import metrics  # noqa: F401 - tf.metrics
 from tfcompat import feature_column  # noqa: F401 - tf.feature_column
 from tfcompat.ops import summary_ops  # noqa: F401 - tf.summary.scalar & co
 from tfcompat.ops import logging_ops  # noqa: F401 - tf.Print
+from tfcompat.ops import script_ops  # noqa: F401 - tf.py_func
 from tfcompat import summary  # noqa: F401 - tf.summary.FileWriter
 from tfcompat.compat_mode import (  # noqa: F401
     disable_eager_execution,
