@@ -6,6 +6,7 @@ from tfcompat.train.adadelta import AdadeltaOptimizer
 from tfcompat.train.adagrad import AdagradOptimizer
 from tfcompat.train.adagrad_da import AdagradDAOptimizer
 from tfcompat.train.adam import AdamOptimizer
+from tfcompat.train.coordinator import Coordinator, start_queue_runners
 from tfcompat.train.ftrl import FtrlOptimizer
 from tfcompat.train.gradient_descent import GradientDescentOptimizer
 from tfcompat.train.learning_rate_decay import (
@@ -32,6 +33,8 @@ from tfcompat.train.training_util import (
 )
 
 __all__ = [
+    "Coordinator",
+    "start_queue_runners",
     "ExponentialMovingAverage",
     "Optimizer",
     "GradientDescentOptimizer",
