@@ -157,3 +157,27 @@ tf_export("HistogramProto")(summary_pb2.HistogramProto)
 tf_export("SummaryMetadata", "summary.SummaryMetadata")(summary_pb2.SummaryMetadata)
 tf_export("Event", "summary.Event")(event_pb2.Event)
 tf_export("SessionLog", "summary.SessionLog")(event_pb2.SessionLog)
+
+
+@tf_export("summary.FileWriterCache")
+class FileWriterCache:
+    """One FileWriter per log directory (made with the default graph), shared by hooks."""
+
+    _cache: dict = {}
+
+    @staticmethod
+    def get(logdir):
+        from tfcompat.framework import graph as graph_lib
+
+        writer = FileWriterCache._cache.get(logdir)
+        if writer is None:
+            writer = FileWriter(logdir, graph=graph_lib.get_default_graph())
+            FileWriterCache._cache[logdir] = writer
+        return writer
+
+    @staticmethod
+    def clear():
+        """Closes and forgets every cached writer."""
+        for writer in FileWriterCache._cache.values():
+            writer.close()
+        FileWriterCache._cache.clear()

@@ -1,7 +1,15 @@
 """``tf.train``: TF1 optimizers, slots, the global step and learning-rate schedules."""
 
 from tfcompat.framework.meta_graph import export_meta_graph, import_meta_graph
-from tfcompat.train import checkpoint_management, checkpoint_utils, saver, slot_creator  # noqa: F401 - tf.train.Saver & co
+from tfcompat.train import (  # noqa: F401 - tf.train.Saver & co  # noqa: F401 - hooks & MonitoredTrainingSession
+    basic_session_run_hooks,
+    checkpoint_management,
+    checkpoint_utils,
+    monitored_session,
+    saver,
+    session_run_hook,
+    slot_creator,
+)
 from tfcompat.train.adadelta import AdadeltaOptimizer
 from tfcompat.train.adagrad import AdagradOptimizer
 from tfcompat.train.adagrad_da import AdagradDAOptimizer

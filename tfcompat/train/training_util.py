@@ -81,3 +81,35 @@ def get_or_create_global_step(graph=None):
     if step is None:
         step = create_global_step(graph)
     return step
+
+
+# The collection caching the global step's read for hooks (TF's GLOBAL_STEP_READ_KEY).
+GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
+
+
+def get_or_create_global_step_read(graph=None):
+    """A Tensor copy of the global step that reads its initial value while the variable is
+    uninitialized (TF's ``global_step/cond`` + ``global_step/add``), made once per graph;
+    None without a global step. Session run hooks fetch it."""
+    from tfcompat.ops import control_flow_ops, state_ops
+    from tfcompat.variables import Variable
+
+    graph = graph or graph_lib.get_default_graph()
+    cached = graph.get_collection(GLOBAL_STEP_READ_KEY)
+    if cached:
+        return cached[0]
+    step = get_global_step(graph)
+    if step is None:
+        return None
+    with graph.as_default(), graph.name_scope(None), graph.name_scope(step.op.name + "/"):
+        if isinstance(step, Variable):
+            value = control_flow_ops.cond(
+                state_ops.is_variable_initialized(step),
+                step.read_value,
+                lambda: step.initial_value,
+            )
+        else:
+            value = step
+        read = value + 0
+        graph.add_to_collection(GLOBAL_STEP_READ_KEY, read)
+    return read

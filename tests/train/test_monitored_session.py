@@ -1,0 +1,108 @@
+"""tf.train.MonitoredTrainingSession and its hooks against TF 2.21: the same training loop
+(stop at a step, NaN check, logging, checkpoints every 3 steps, summaries every 2) gives the
+same losses, the same checkpoint files, resumes from the latest checkpoint the same way, and
+writes the same sequence of events (graphs, summaries, session logs) in both."""
+
+import os
+
+import numpy as np
+import pytest
+
+import tfcompat
+from tests.oracle import tf1
+
+
+def _train(tf, checkpoint_dir, last_step, x_value=(1.0, 2.0, 3.0)):
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [3], name="x")
+        w = tf.Variable(np.array([1.0, -2.0, 0.5], np.float32), name="w")
+        loss = tf.reduce_sum(tf.square(x * w))
+        tf.summary.scalar("loss", loss)
+        step = tf.train.get_or_create_global_step()
+        train = tf.train.GradientDescentOptimizer(0.05).minimize(loss, global_step=step)
+        hooks = [
+            tf.train.StopAtStepHook(last_step=last_step),
+            tf.train.NanTensorHook(loss),
+            tf.train.LoggingTensorHook({"loss": loss}, every_n_iter=2),
+        ]
+        losses = []
+        with tf.train.MonitoredTrainingSession(
+            checkpoint_dir=checkpoint_dir,
+            hooks=hooks,
+            save_checkpoint_steps=3,
+            save_summaries_steps=2,
+            log_step_count_steps=None,
+        ) as sess:
+            while not sess.should_stop():
+                losses.append(sess.run([train, loss], {x: list(x_value)})[1])
+        assert not graph.finalized  # unfinalized again on close
+    return losses
+
+
+def _events(directory):
+    tf = tf1()
+    out = []
+    for name in sorted(os.listdir(directory)):
+        if name.startswith("events.out.tfevents."):
+            for event in tf.train.summary_iterator(os.path.join(directory, name)):
+                kind = event.WhichOneof("what")
+                detail = None
+                if kind == "summary":
+                    detail = [v.tag for v in event.summary.value]
+                elif kind == "session_log":
+                    detail = event.session_log.status
+                out.append((event.step, kind, detail))
+    return out
+
+
+@pytest.fixture
+def fresh_writers():
+    yield
+    tfcompat.summary.FileWriterCache.clear()
+    tf1().summary.FileWriterCache.clear()
+
+
+def test_training_loop_matches_tf(tmp_path, fresh_writers):
+    results = {}
+    for name, tf in (("tfcompat", tfcompat), ("tf", tf1())):
+        directory = tmp_path / name
+        first = _train(tf, str(directory), last_step=7)
+        resumed = _train(tf, str(directory), last_step=10)
+        files = sorted(f for f in os.listdir(directory) if not f.startswith("events"))
+        results[name] = (first, resumed, files, _events(directory))
+    ours, theirs = results["tfcompat"], results["tf"]
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6)
+    assert len(ours[0]) == 7 and len(ours[1]) == 3
+    assert ours[2] == theirs[2]  # model.ckpt-{0,3,6,7,10}, checkpoint, graph.pbtxt
+    assert ours[3] == theirs[3]
+
+
+def test_nan_loss_fails_the_loop(fresh_writers):
+    graph = tfcompat.Graph()
+    with graph.as_default():
+        x = tfcompat.placeholder(tfcompat.float32, [], name="x")
+        w = tfcompat.Variable(1.0, name="w")
+        loss = tfcompat.sqrt(x * w)
+        step = tfcompat.train.get_or_create_global_step()
+        train = tfcompat.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+        hooks = [tfcompat.train.NanTensorHook(loss)]
+        with pytest.raises(tfcompat.train.NanLossDuringTrainingError):
+            with tfcompat.train.MonitoredTrainingSession(hooks=hooks) as sess:
+                sess.run(train, {x: -1.0})
+
+
+def test_singular_monitored_session_and_stop_after_num_steps(fresh_writers):
+    graph = tfcompat.Graph()
+    with graph.as_default():
+        step = tfcompat.train.get_or_create_global_step()
+        increment = tfcompat.assign_add(step, 1)
+        hooks = [tfcompat.train.StopAtStepHook(num_steps=4)]
+        with tfcompat.train.SingularMonitoredSession(hooks=hooks) as sess:
+            runs = 0
+            while not sess.should_stop():
+                sess.run(increment)
+                runs += 1
+            assert runs == 4 and sess.raw_session().run(step) == 4
+        assert sess.should_stop()
