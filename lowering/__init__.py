@@ -52,6 +52,7 @@ FAMILIES = (
     "summary",
     "logging",
     "script_ops",
+    "image",
 )
 
 for _family in FAMILIES:

@@ -1,0 +1,60 @@
+"""JAX lowerings of the resize ops: gathers with the source indices and weights the
+reference computes in numpy (static sizes, so they are compile-time constants), and the
+gradients as scatter-adds of the same taps."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+
+from lowering.reference.image import bilinear_taps, check_resize, nearest_taps
+from lowering.registry import lowering
+from lowering.static import static_ints
+
+
+def _flags(op):
+    return op.attrs["align_corners"], op.attrs["half_pixel_centers"]
+
+
+@lowering("ResizeBilinear")
+def _resize_bilinear(ctx, op, images, size):
+    height, width = check_resize(op, images.shape, static_ints(op, 1, size, "size"))
+    images = images.astype(jnp.float32)
+    top, bottom, y_lerp = bilinear_taps(images.shape[1], height, *_flags(op))
+    left, right, x_lerp = bilinear_taps(images.shape[2], width, *_flags(op))
+    y_lerp, x_lerp = y_lerp[None, :, None, None], x_lerp[None, None, :, None]
+    rows_top, rows_bottom = images[:, top], images[:, bottom]
+    top_values = rows_top[:, :, left] + (rows_top[:, :, right] - rows_top[:, :, left]) * x_lerp
+    bottom_values = (
+        rows_bottom[:, :, left] + (rows_bottom[:, :, right] - rows_bottom[:, :, left]) * x_lerp
+    )
+    return top_values + (bottom_values - top_values) * y_lerp
+
+
+@lowering("ResizeNearestNeighbor")
+def _resize_nearest_neighbor(ctx, op, images, size):
+    height, width = check_resize(op, images.shape, static_ints(op, 1, size, "size"))
+    rows = nearest_taps(images.shape[1], height, *_flags(op))
+    cols = nearest_taps(images.shape[2], width, *_flags(op))
+    return images[:, rows][:, :, cols]
+
+
+@lowering("ResizeBilinearGrad")
+def _resize_bilinear_grad(ctx, op, grads, original):
+    in_h, in_w = original.shape[1:3]
+    top, bottom, y_lerp = bilinear_taps(in_h, grads.shape[1], *_flags(op))
+    left, right, x_lerp = bilinear_taps(in_w, grads.shape[2], *_flags(op))
+    out = jnp.zeros((grads.shape[0], in_h, in_w, grads.shape[3]), jnp.float32)
+    for rows, y_weight in ((top, 1 - y_lerp), (bottom, y_lerp)):
+        for cols, x_weight in ((left, 1 - x_lerp), (right, x_lerp)):
+            weight = (y_weight[:, None] * x_weight[None, :])[None, :, :, None]
+            out = out.at[:, rows[:, None], cols[None, :]].add(grads * weight)
+    return out.astype(original.dtype)
+
+
+@lowering("ResizeNearestNeighborGrad")
+def _resize_nearest_neighbor_grad(ctx, op, grads, size):
+    height, width = static_ints(op, 1, size, "size")
+    rows = nearest_taps(height, grads.shape[1], *_flags(op))
+    cols = nearest_taps(width, grads.shape[2], *_flags(op))
+    out = jnp.zeros((grads.shape[0], height, width, grads.shape[3]), grads.dtype)
+    return out.at[:, rows[:, None], cols[None, :]].add(grads)
