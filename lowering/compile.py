@@ -38,9 +38,12 @@ class RunSeed(NamedTuple):
 # runs each one on a single core; without INDIVIDUAL_CONVOLUTION in this list they go to
 # XLA's Eigen convolution, which uses the intra-op thread pool (the LeNet bench's second
 # layer on 2 cores: forward 9.3 -> 4.8 ms, input gradient 9.4 -> 5.5 ms, filter gradient
-# 9.4 -> 7.4 ms; ``bench/conv_lowering.py``). Dots stay with YNNPACK, as by default.
+# 9.4 -> 7.4 ms; ``bench/conv_lowering.py``). Dots and reductions stay with YNNPACK, as by
+# default (without REDUCE the MLP inference bench at batch 1024 lost 15%: 152 -> 129 steps/s).
 CPU_COMPILER_OPTIONS = {
-    "xla_cpu_experimental_ynn_fusion_type": "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT",
+    "xla_cpu_experimental_ynn_fusion_type": (
+        "LIBRARY_FUSION_TYPE_INDIVIDUAL_DOT,LIBRARY_FUSION_TYPE_REDUCE"
+    ),
 }
 
 # Added for device steps without loops. Region-based copy insertion lets an optimizer
