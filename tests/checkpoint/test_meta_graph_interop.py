@@ -233,6 +233,20 @@ def case_metrics(t):
     return loss, {"x:0": np.array([1.0, 0.5, 2.0], np.float32), "lab:0": np.array([1, 0, 1])}
 
 
+def image_ema_summaries(t):
+    """Resizing, a moving average of the weights, a summary and a Print in the step."""
+    x = t.placeholder(t.float32, [2, 4, 4, 1], name="x")
+    up = t.image.resize_images(x, [6, 6])
+    h = t.layers.conv2d(up, 2, 3, kernel_initializer=t.constant_initializer(0.1))
+    loss = t.Print(t.reduce_mean(t.square(h)), [t.reduce_max(h)], "max: ")
+    t.summary.scalar("loss", loss)
+    step = t.train.AdamOptimizer(0.01).minimize(loss)
+    ema = t.train.ExponentialMovingAverage(0.9)
+    with t.control_dependencies([step]):
+        t.group(ema.apply(t.trainable_variables()), name="train")
+    return loss, {"x:0": np.arange(32, dtype=np.float32).reshape(2, 4, 4, 1) / 32}
+
+
 PROGRAMS = {
     "mlp": mlp,
     "cnn": cnn,
@@ -246,6 +260,7 @@ PROGRAMS = {
     "map_fn_scan": mapfn,
     "sparse_ops": sparse_ops,
     "case_metrics": case_metrics,
+    "image_ema_summaries": image_ema_summaries,
 }
 
 
