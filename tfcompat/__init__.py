@@ -111,6 +111,7 @@ from tfcompat.ops import summary_ops  # noqa: F401 - tf.summary.scalar & co
 from tfcompat.ops import logging_ops  # noqa: F401 - tf.Print
 from tfcompat.ops import script_ops  # noqa: F401 - tf.py_func
 from tfcompat.ops import image_ops  # noqa: F401 - tf.image resizing
+from tfcompat.ops import tensordot as _tensordot  # noqa: F401 - tf.tensordot
 from tfcompat import saved_model  # noqa: F401 - tf.saved_model
 from tfcompat import summary  # noqa: F401 - tf.summary.FileWriter
 from tfcompat.compat_mode import (  # noqa: F401

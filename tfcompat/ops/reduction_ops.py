@@ -16,6 +16,7 @@ import numpy as np
 
 from tfcompat.framework import constant_value as constant_value_lib
 from tfcompat.framework import dtypes, tensor_shape
+from tfcompat.framework import graph as graph_lib
 from tfcompat.framework.constant_op import constant
 from tfcompat.framework.gradient_registry import RegisterGradient, no_gradient
 from tfcompat.framework.op_def import register_op
@@ -936,3 +937,28 @@ def lin_space(start, stop, num, name=None, axis=0):
 
 
 no_gradient("LinSpace")
+
+
+@tf_export("math.reduce_variance")
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """The mean squared deviation from the mean over ``axis`` (TF's graph: ``Mean``,
+    ``sub``, ``Square``, ``Mean`` under ``reduce_variance``); integers are rejected."""
+    graph = graph_lib.get_default_graph()
+    with graph.name_scope(name or "reduce_variance"):
+        input_tensor = convert_to_tensor(input_tensor)
+        means = reduce_mean(input_tensor, axis=axis, keepdims=True)
+        if means.dtype.is_integer:
+            raise TypeError(
+                f"Input must be either real or complex. Received integer type {means.dtype}."
+            )
+        squared = math_ops.square(input_tensor - means)
+        return reduce_mean(squared, axis=axis, keepdims=keepdims)
+
+
+@tf_export("math.reduce_std")
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """The standard deviation over ``axis``: ``sqrt(reduce_variance(...))``."""
+    graph = graph_lib.get_default_graph()
+    with graph.name_scope(name or "reduce_std"):
+        input_tensor = convert_to_tensor(input_tensor)
+        return math_ops.sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
