@@ -168,3 +168,180 @@ def resize_images(
         images = resize(images, size, align_corners=align_corners)
         images.set_shape([None, new_height, new_width, None])
         return images if is_batch else array_ops.squeeze(images, axis=[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# Preprocessing: flips, crops and pads, dtype conversion, standardization, grayscale
+# (TF's arithmetic; TF's runtime shape assertions are checked statically here)
+# ---------------------------------------------------------------------------------------------
+def _image_rank(image, at_least=3):
+    rank = image.shape.rank
+    if rank is None or rank < at_least:
+        raise ValueError(
+            f"'image' (shape {image.shape}) must be at least three-dimensional."
+            if at_least == 3
+            else f"'image' (shape {image.shape}) must have either 3 or 4 dimensions."
+        )
+    return rank
+
+
+def _flip(image, axis_in_image, scope):
+    graph = graph_lib.get_default_graph()
+    with graph.name_scope(scope):
+        image = convert_to_tensor(image, name="image")
+        rank = _image_rank(image)
+        if rank not in (3, 4):
+            raise ValueError(f"'image' (shape {image.shape})must have either 3 or 4 dimensions.")
+        return array_ops.reverse(image, [axis_in_image + (rank - 3)])
+
+
+@tf_export("image.flip_left_right")
+def flip_left_right(image):
+    """Reverses the width axis of a 3-D image or 4-D batch."""
+    return _flip(image, 1, "flip_left_right")
+
+
+@tf_export("image.flip_up_down")
+def flip_up_down(image):
+    """Reverses the height axis of a 3-D image or 4-D batch."""
+    return _flip(image, 0, "flip_up_down")
+
+
+def _random_flip(image, axis_in_image, seed, scope):
+    from tfcompat.ops import control_flow_ops, math_ops, random_ops
+
+    graph = graph_lib.get_default_graph()
+    with graph.name_scope(scope):
+        image = convert_to_tensor(image, name="image")
+        rank = _image_rank(image)
+        if rank == 3:
+            flip = math_ops.less(random_ops.random_uniform([], 0, 1.0, seed=seed), 0.5)
+            return control_flow_ops.cond(
+                flip,
+                lambda: array_ops.reverse(image, [axis_in_image]),
+                lambda: image,
+            )
+        batch = array_ops.shape(image)[0]
+        flips = math_ops.less(random_ops.random_uniform([batch], 0, 1.0, seed=seed), 0.5)
+        flipped = array_ops.reverse(image, [axis_in_image + 1])
+        mask = array_ops.reshape(flips, [-1, 1, 1, 1])
+        mask = math_ops.logical_and(mask, array_ops.ones_like(image, dtype=dtypes.bool))
+        return math_ops.where(mask, flipped, image)
+
+
+@tf_export("image.random_flip_left_right")
+def random_flip_left_right(image, seed=None):
+    """Flips the image (each image of a batch) left-right with probability 1/2."""
+    return _random_flip(image, 1, seed, "random_flip_left_right")
+
+
+@tf_export("image.random_flip_up_down")
+def random_flip_up_down(image, seed=None):
+    """Flips the image (each image of a batch) up-down with probability 1/2."""
+    return _random_flip(image, 0, seed, "random_flip_up_down")
+
+
+@tf_export("image.convert_image_dtype")
+def convert_image_dtype(image, dtype, saturate=False, name=None):
+    """Converts between image dtypes, rescaling: floats span [0, 1), integers their range."""
+    from tfcompat.ops import math_ops
+
+    image = convert_to_tensor(image, name="image")
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_floating or dtype.is_integer):
+        raise AttributeError("dtype must be either floating point or integer")
+    if not (image.dtype.is_floating or image.dtype.is_integer):
+        raise AttributeError("image dtype must be either floating point or integer")
+    if dtype == image.dtype:
+        return array_ops.identity(image, name=name)
+    cast = math_ops.saturate_cast if saturate else math_ops.cast
+    graph = graph_lib.get_default_graph()
+    with graph.name_scope(name or "convert_image"):
+        source = image.dtype
+        if source.is_integer and dtype.is_integer:
+            scale_in, scale_out = source.max, dtype.max
+            if scale_in > scale_out:
+                return cast(math_ops.floordiv(image, (scale_in + 1) // (scale_out + 1)), dtype)
+            return math_ops.multiply(cast(image, dtype), (scale_out + 1) // (scale_in + 1))
+        if source.is_floating and dtype.is_floating:
+            return math_ops.cast(image, dtype)
+        if source.is_integer:
+            return math_ops.multiply(math_ops.cast(image, dtype), 1.0 / source.max)
+        scaled = math_ops.multiply(image, dtype.max + 0.5)
+        return cast(scaled, dtype)
+
+
+@tf_export("image.per_image_standardization")
+def per_image_standardization(image):
+    """``(x - mean) / max(stddev, 1 / sqrt(pixels))`` per image, in float32."""
+    from tfcompat.ops import math_ops, reduction_ops
+
+    graph = graph_lib.get_default_graph()
+    with graph.name_scope("per_image_standardization"):
+        image = convert_to_tensor(image, name="image")
+        _image_rank(image)
+        image = math_ops.cast(image, dtypes.float32)
+        pixels = reduction_ops.reduce_prod(array_ops.shape(image)[-3:])
+        mean = reduction_ops.reduce_mean(image, axis=[-1, -2, -3], keepdims=True)
+        stddev = reduction_ops.reduce_std(image, axis=[-1, -2, -3], keepdims=True)
+        floor = math_ops.rsqrt(math_ops.cast(pixels, dtypes.float32))
+        return math_ops.divide(image - mean, math_ops.maximum(stddev, floor))
+
+
+@tf_export("image.rgb_to_grayscale")
+def rgb_to_grayscale(images, name=None):
+    """The ITU-R 601 luma of RGB ``images`` (last axis), keeping a channel axis of 1."""
+    graph = graph_lib.get_default_graph()
+    with graph.name_scope(name or "rgb_to_grayscale"):
+        images = convert_to_tensor(images, name="images")
+        floats = convert_image_dtype(images, dtypes.float32)
+        from tfcompat.ops.tensordot import tensordot
+
+        weights = convert_to_tensor([0.2989, 0.5870, 0.1140], dtypes.float32)
+        gray = array_ops.expand_dims(tensordot(floats, weights, [-1, -1]), -1)
+        return convert_image_dtype(gray, images.dtype)
+
+
+@tf_export("image.crop_to_bounding_box")
+def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """The ``target_height`` x ``target_width`` window at the offsets."""
+    image = convert_to_tensor(image, name="image")
+    rank = _image_rank(image)
+    begin = [offset_height, offset_width, 0]
+    size = [target_height, target_width, -1]
+    if rank == 4:
+        begin, size = [0] + begin, [-1] + size
+    return array_ops.slice(image, begin, size)
+
+
+@tf_export("image.pad_to_bounding_box")
+def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """Zero-pads ``image`` to the target size, placing it at the offsets."""
+    image = convert_to_tensor(image, name="image")
+    rank = _image_rank(image)
+    height, width = image.shape.as_list()[rank - 3 : rank - 1]
+    if height is None or width is None:
+        raise ValueError("pad_to_bounding_box needs the image's static height and width")
+    after_h = target_height - offset_height - height
+    after_w = target_width - offset_width - width
+    if min(offset_height, offset_width, after_h, after_w) < 0:
+        raise ValueError("width and height must be <= target - offset, offsets >= 0")
+    paddings = [[offset_height, after_h], [offset_width, after_w], [0, 0]]
+    if rank == 4:
+        paddings = [[0, 0]] + paddings
+    return array_ops.pad(image, paddings)
+
+
+@tf_export("image.central_crop")
+def central_crop(image, central_fraction):
+    """The central ``central_fraction`` of the image's height and width."""
+    image = convert_to_tensor(image, name="image")
+    if central_fraction <= 0.0 or central_fraction > 1.0:
+        raise ValueError("central_fraction must be within (0, 1]")
+    if central_fraction == 1.0:
+        return image
+    rank = _image_rank(image)
+    height, width = image.shape.as_list()[rank - 3 : rank - 1]
+    start_h = int((height - height * central_fraction) / 2)
+    start_w = int((width - width * central_fraction) / 2)
+    return crop_to_bounding_box(image, start_h, start_w, height - 2 * start_h, width - 2 * start_w)
