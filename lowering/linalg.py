@@ -1,4 +1,5 @@
-"""JAX lowerings of linear-algebra ops: ``Qr`` and ``MatrixTriangularSolve``."""
+"""JAX lowerings of linear-algebra ops: ``Qr``, ``MatrixTriangularSolve``, ``MatrixInverse``,
+``MatrixDeterminant``, ``LogMatrixDeterminant`` and ``MatrixSolve``."""
 
 from __future__ import annotations
 
@@ -31,3 +32,30 @@ def _matrix_triangular_solve(ctx, op, matrix, rhs):
         a, b, left_side=True, lower=op.attrs["lower"], transpose_a=adjoint, conjugate_a=adjoint
     )
     return out.astype(rhs.dtype)
+
+
+def _h(x):
+    return jnp.conj(jnp.swapaxes(x, -1, -2))
+
+
+@lowering("MatrixInverse")
+def _matrix_inverse(ctx, op, x):
+    a = _h(x) if op.attrs["adjoint"] else x
+    return jnp.linalg.inv(_wide(a)).astype(x.dtype)
+
+
+@lowering("MatrixDeterminant")
+def _matrix_determinant(ctx, op, x):
+    return jnp.linalg.det(_wide(x)).astype(x.dtype)
+
+
+@lowering("LogMatrixDeterminant")
+def _log_matrix_determinant(ctx, op, x):
+    sign, logdet = jnp.linalg.slogdet(_wide(x))
+    return sign.astype(x.dtype), logdet.astype(x.dtype)
+
+
+@lowering("MatrixSolve")
+def _matrix_solve(ctx, op, matrix, rhs):
+    a = _h(matrix) if op.attrs["adjoint"] else matrix
+    return jnp.linalg.solve(_wide(a), _wide(rhs)).astype(rhs.dtype)

@@ -1,4 +1,5 @@
-"""Numpy reference kernels of linear-algebra ops: ``Qr`` and ``MatrixTriangularSolve``."""
+"""Numpy reference kernels of linear-algebra ops: ``Qr``, ``MatrixTriangularSolve``, and the
+inverse, determinants and ``MatrixSolve``."""
 
 from __future__ import annotations
 
@@ -29,3 +30,38 @@ def _matrix_triangular_solve(ctx, op, matrix, rhs):
     a = np.broadcast_to(a, batch + a.shape[-2:])
     b = np.broadcast_to(rhs.astype(wide), batch + rhs.shape[-2:])
     return np.linalg.solve(a, b).astype(rhs.dtype)
+
+
+def _wide(x):
+    x = np.asarray(x)
+    return x.astype(np.promote_types(x.dtype, np.float32))
+
+
+def _h(x):
+    return np.conj(np.swapaxes(x, -1, -2))
+
+
+@reference("MatrixInverse")
+def _matrix_inverse(ctx, op, x):
+    a = _wide(x)
+    return np.linalg.inv(_h(a) if op.attrs["adjoint"] else a).astype(np.asarray(x).dtype)
+
+
+@reference("MatrixDeterminant")
+def _matrix_determinant(ctx, op, x):
+    return np.asarray(np.linalg.det(_wide(x))).astype(np.asarray(x).dtype)
+
+
+@reference("LogMatrixDeterminant")
+def _log_matrix_determinant(ctx, op, x):
+    sign, logdet = np.linalg.slogdet(_wide(x))
+    dtype = np.asarray(x).dtype
+    return np.asarray(sign).astype(dtype), np.asarray(logdet).astype(dtype)
+
+
+@reference("MatrixSolve")
+def _matrix_solve(ctx, op, matrix, rhs):
+    a = _wide(matrix)
+    return np.linalg.solve(_h(a) if op.attrs["adjoint"] else a, _wide(rhs)).astype(
+        np.asarray(rhs).dtype
+    )

@@ -1,4 +1,5 @@
-"""Linear algebra (TF's ``linalg_ops`` and ``linalg_grad``): ``Qr`` and
+"""Linear algebra (TF's ``linalg_ops`` and ``linalg_grad``): ``Qr``, inverse, determinants,
+``MatrixSolve``, ``trace``, ``eye`` and
 ``MatrixTriangularSolve`` with their wrappers and gradients, ``tf.linalg.matrix_transpose`` /
 ``adjoint``, and the gradient of ``Einsum`` (the op itself lives with the reductions).
 
@@ -322,3 +323,156 @@ def _einsum_grad(op, grad):
     grad_x = array_ops.reshape(reduction_ops.reduce_sum(grad_x, bx_start + rx), x_shape)
     grad_y = array_ops.reshape(reduction_ops.reduce_sum(grad_y, by_start + ry), y_shape)
     return grad_x, grad_y
+
+
+# ---------------------------------------------------------------------------------------------
+# Inverse, determinants, solve; trace and eye (composites)
+# ---------------------------------------------------------------------------------------------
+_SQUARE_T = "T: {double, float, half, complex64, complex128}"
+
+
+def _square(op):
+    shape = op.inputs[0].shape.with_rank_at_least(2)
+    if shape.rank is not None:
+        m, n = shape.as_list()[-2:]
+        if m is not None and n is not None and m != n:
+            raise ValueError(
+                f"Dimensions must be equal, but are {m} and {n} for '{op.name}' (op: '{op.type}')"
+            )
+    return shape
+
+
+register_op(
+    "MatrixInverse",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=["adjoint: bool = false", _SQUARE_T],
+    shape_fn=lambda op: [_square(op)],
+)
+register_op(
+    "MatrixDeterminant",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=["T: {half, float, double, complex64, complex128}"],
+    shape_fn=lambda op: [_square(op)[:-2] if _square(op).rank is not None else _square(op)],
+)
+register_op(
+    "LogMatrixDeterminant",
+    inputs=["input: T"],
+    outputs=["sign: T", "log_abs_determinant: T"],
+    attrs=["T: {half, float, double, complex64, complex128}"],
+    shape_fn=lambda op: [_square(op)[:-2]] * 2 if _square(op).rank is not None else [None] * 2,
+)
+
+
+def _solve_shape(op):
+    matrix = _square(op)
+    rhs = op.inputs[1].shape.with_rank_at_least(2)
+    if matrix.rank is None or rhs.rank is None:
+        return [tensor_shape.unknown_shape()]
+    return [matrix[:-1].concatenate(rhs[-1:])]
+
+
+register_op(
+    "MatrixSolve",
+    inputs=["matrix: T", "rhs: T"],
+    outputs=["output: T"],
+    attrs=["adjoint: bool = false", _SQUARE_T],
+    shape_fn=_solve_shape,
+)
+
+
+@tf_export("linalg.inv", "matrix_inverse")
+def matrix_inverse(input, adjoint=False, name=None):  # noqa: A002 - TF's argument name
+    """The inverse (of the adjoint, with ``adjoint``) of each square matrix."""
+    return apply_op("MatrixInverse", name=name, input=input, adjoint=adjoint).outputs[0]
+
+
+@tf_export("linalg.det", "matrix_determinant")
+def matrix_determinant(input, name=None):  # noqa: A002
+    """The determinant of each square matrix."""
+    return apply_op("MatrixDeterminant", name=name, input=input).outputs[0]
+
+
+@tf_export("linalg.slogdet", "log_matrix_determinant")
+def log_matrix_determinant(input, name=None):  # noqa: A002
+    """``(sign, log |det|)`` of each square matrix."""
+    return tuple(apply_op("LogMatrixDeterminant", name=name, input=input).outputs)
+
+
+@tf_export("linalg.solve", "matrix_solve")
+def matrix_solve(matrix, rhs, adjoint=False, name=None):
+    """``X`` with ``matrix @ X = rhs`` (``adjoint(matrix)`` with ``adjoint``)."""
+    return apply_op("MatrixSolve", name=name, matrix=matrix, rhs=rhs, adjoint=adjoint).outputs[0]
+
+
+@RegisterGradient("MatrixInverse")
+def _matrix_inverse_grad(op, grad):
+    from tfcompat.ops import math_ops, matmul_ops
+
+    ainv = op.outputs[0]
+    adj = op.attrs["adjoint"]
+    inner = matmul_ops.matmul(grad, ainv, adjoint_a=adj, adjoint_b=not adj)
+    return [math_ops.negative(matmul_ops.matmul(ainv, inner, adjoint_a=not adj))]
+
+
+def _det_multipliers(values, like):
+    from tfcompat.ops import array_ops
+
+    shape = array_ops.concat([array_ops.shape(like), [1, 1]], 0)
+    return array_ops.reshape(values, shape)
+
+
+@RegisterGradient("MatrixDeterminant")
+def _matrix_determinant_grad(op, grad):
+    a, c = op.inputs[0], op.outputs[0]
+    a_adj_inv = matrix_inverse(a, adjoint=True)
+    return [_det_multipliers(grad * c, c) * a_adj_inv]
+
+
+@RegisterGradient("LogMatrixDeterminant")
+def _log_matrix_determinant_grad(op, _, grad_b):
+    a_adj_inv = matrix_inverse(op.inputs[0], adjoint=True)
+    return [_det_multipliers(grad_b, op.outputs[1]) * a_adj_inv]
+
+
+@RegisterGradient("MatrixSolve")
+def _matrix_solve_grad(op, grad):
+    from tfcompat.ops import math_ops, matmul_ops
+
+    a, c = op.inputs[0], op.outputs[0]
+    adj = op.attrs["adjoint"]
+    grad_b = matrix_solve(a, grad, adjoint=not adj)
+    if adj:
+        grad_a = math_ops.negative(matmul_ops.matmul(c, grad_b, adjoint_b=True))
+    else:
+        grad_a = math_ops.negative(matmul_ops.matmul(grad_b, c, adjoint_b=True))
+    return [grad_a, grad_b]
+
+
+@tf_export("linalg.trace", "trace")
+def trace(x, name=None):
+    """The sum of each matrix's diagonal."""
+    from tfcompat.ops import array_ops, reduction_ops
+
+    with name_scope(name, "Trace", [x]) as name:
+        x = convert_to_tensor(x, name="x")
+        return reduction_ops.reduce_sum(array_ops.matrix_diag_part(x), [-1], name=name)
+
+
+@tf_export("linalg.eye", "eye")
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
+    """Identity matrices (``num_rows`` x ``num_columns``, in a ``batch_shape`` batch)."""
+    from tfcompat.ops import array_ops, gather_ops
+
+    with name_scope(name, "eye", [num_rows, num_columns, batch_shape]):
+        if not all(isinstance(v, int) for v in (num_rows, num_columns or 0)):
+            raise NotImplementedError("tf.eye with tensor dimensions")
+        num_columns = num_rows if num_columns is None else num_columns
+        batch = list(batch_shape or [])
+        ones = array_ops.ones(batch + [min(num_rows, num_columns)], dtype=dtype)
+        if num_rows == num_columns:
+            return gather_ops.matrix_diag(ones)
+        # TF sets the diagonal of a zero matrix (MatrixSetDiagV3); the padded diagonal
+        # matrix is the same value.
+        return gather_ops.matrix_diag(ones, num_rows=num_rows, num_cols=num_columns)
