@@ -219,3 +219,11 @@ def _zeros_like(ctx, op, x):
 @lowering("OnesLike")
 def _ones_like(ctx, op, x):
     return jnp.ones_like(x)
+
+
+@lowering("EnsureShape")
+def _ensure_shape(ctx, op, x):
+    from tfcompat.ops.tensor_utils_api import check_shape
+
+    check_shape(op, x.shape)  # shapes are static in the step: checked while tracing
+    return x

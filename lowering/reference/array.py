@@ -273,3 +273,11 @@ def _zeros_like(ctx, op, x):
 @reference("OnesLike")
 def _ones_like(ctx, op, x):
     return np.ones_like(np.asarray(x))
+
+
+@reference("EnsureShape")
+def _ensure_shape(ctx, op, x):
+    from tfcompat.ops.tensor_utils_api import check_shape
+
+    check_shape(op, np.shape(x))
+    return x
