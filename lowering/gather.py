@@ -227,3 +227,27 @@ def _parallel_dynamic_stitch(ctx, op, *inputs):
     )
     merged = jnp.zeros((rows,) + row_shape, data[0].dtype)
     return merged.at[flat_index].set(flat_data, mode="drop")
+
+
+def _tensor_scatter(update):
+    def rule(ctx, op, tensor, indices, updates):
+        indices = jnp.asarray(indices)
+        depth = indices.shape[-1]
+        bounds = jnp.asarray(tensor.shape[:depth], dtype=indices.dtype)
+        valid = jnp.all((indices >= 0) & (indices < bounds), axis=-1, keepdims=True)
+        safe = jnp.where(valid, indices, bounds)  # out of range: dropped
+        return update(tensor.at[tuple(jnp.moveaxis(safe, -1, 0))], updates)
+
+    return rule
+
+
+lowering("TensorScatterUpdate")(_tensor_scatter(lambda at, u: at.set(u, mode="drop")))
+lowering("TensorScatterAdd")(_tensor_scatter(lambda at, u: at.add(u, mode="drop")))
+lowering("TensorScatterSub")(_tensor_scatter(lambda at, u: at.add(-u, mode="drop")))
+
+
+@lowering("Roll")
+def _roll(ctx, op, x, shift, axis):
+    shifts = static_ints(op, 1, shift)
+    axes = static_ints(op, 2, axis)
+    return jnp.roll(x, shifts, axes)

@@ -252,3 +252,30 @@ def _parallel_dynamic_stitch(ctx, op, *inputs):
             _fail(op, f"indices[{int(np.argmax(index < 0))}] is out of range")
         merged[index.reshape(-1)] = values.reshape((-1,) + row_shape)
     return merged
+
+
+def _tensor_scatter(combine):
+    def kernel(ctx, op, tensor, indices, updates):
+        tensor, indices, updates = np.asarray(tensor), np.asarray(indices), np.asarray(updates)
+        depth = indices.shape[-1]
+        flat = indices.reshape(-1, depth).astype(np.int64)
+        _check_nd_range(op, indices, flat, tensor.shape[:depth], "shape", tensor.shape)
+        out = tensor.copy()
+        rows = updates.reshape((flat.shape[0],) + tensor.shape[depth:])
+        for index, row in zip(flat.tolist(), rows):  # in order: a later update wins
+            out[tuple(index)] = combine(out[tuple(index)], row)
+        return out
+
+    return kernel
+
+
+reference("TensorScatterUpdate")(_tensor_scatter(lambda old, new: new))
+reference("TensorScatterAdd")(_tensor_scatter(lambda old, new: old + new))
+reference("TensorScatterSub")(_tensor_scatter(lambda old, new: old - new))
+
+
+@reference("Roll")
+def _roll(ctx, op, x, shift, axis):
+    shift = [int(s) for s in np.asarray(shift).reshape(-1)]
+    axis = [int(a) for a in np.asarray(axis).reshape(-1)]
+    return np.roll(np.asarray(x), shift, axis)
