@@ -53,6 +53,7 @@ FAMILIES = (
     "logging",
     "script_ops",
     "image",
+    "lrn",
 )
 
 for _family in FAMILIES:
