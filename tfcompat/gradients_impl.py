@@ -67,7 +67,7 @@ def _as_list(x):
 def get_gradient_function(op):
     """The registered gradient function of ``op`` (honouring ``gradient_override_map``),
     None for ops marked not differentiable; LookupError if there is none."""
-    op_type = op.graph._gradient_override_map.get(op.type, op.type)
+    op_type = op.type
     override = op.attrs.get("_gradient_op_type")
     if override:
         op_type = override.decode() if isinstance(override, bytes) else override

@@ -171,6 +171,11 @@ class Graph:
         for key, value in self._attr_scope_map.items():
             if key not in attrs and value is not None:
                 attrs[key] = value
+        mapped_gradient = self._gradient_override_map.get(op_type)
+        if mapped_gradient is not None:
+            # Recorded on the op when it is made, as TF does: the op keeps the override
+            # wherever its gradient is later taken (and in its GraphDef).
+            attrs["_gradient_op_type"] = mapped_gradient.encode()
         op._id = len(self._ops)
         self._ops.append(op)
         self._nodes_by_name[name] = op
@@ -496,7 +501,8 @@ class Graph:
 
     @contextlib.contextmanager
     def gradient_override_map(self, op_type_map):
-        """Within the block, gradients of op type K use the function registered for V."""
+        """Ops of type K made within the block take their gradient from the function
+        registered for V (recorded as the op's ``_gradient_op_type`` attr)."""
         saved = dict(self._gradient_override_map)
         self._gradient_override_map.update(op_type_map)
         try:

@@ -5,14 +5,12 @@
 
 from __future__ import annotations
 
-import itertools
-
 from tfcompat.framework import dtypes, tensor_shape
 from tfcompat.framework import graph as graph_lib
-from tfcompat.framework.gradient_registry import RegisterGradient
 from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import apply_op, convert_to_tensor
 from tfcompat.framework.scopes import name_scope
+from tfcompat.ops.custom_gradient import custom_gradient
 from tfcompat.util.tf_export import tf_export
 
 
@@ -92,29 +90,6 @@ def gelu(features, approximate=False, name=None):
         return 0.5 * features * math_ops.erfc(-features * scale)
 
 
-_custom_gradient_ids = itertools.count(1)
-
-
-def _with_custom_gradient(results, inputs, grad_fn):
-    """TF's graph-mode ``custom_gradient``: an (unused) ``Identity`` per result, then one
-    ``IdentityN`` of results and inputs whose gradient is ``grad_fn(*result_grads)``
-    (registered under a fresh ``CustomGradient-<n>`` name). Returns IdentityN's results."""
-    from tfcompat.ops import array_ops
-
-    for r in results:
-        array_ops.identity(r)  # TF builds (and leaves unused) an Identity of each result
-    name = f"CustomGradient-{next(_custom_gradient_ids)}"
-
-    @RegisterGradient(name)
-    def _grad(op, *result_grads):
-        input_grads = grad_fn(*result_grads[: len(results)])
-        return [None] * len(results) + list(input_grads)
-
-    outputs = array_ops.identity_n(results + list(inputs))
-    outputs[0].op._set_attr("_gradient_op_type", name.encode())
-    return outputs[: len(results)]
-
-
 @tf_export("nn.swish", "nn.silu")
 def swish(features, beta=1.0):
     """``x * sigmoid(beta * x)``, with TF's gradient (in ``features`` and ``beta``)."""
@@ -124,17 +99,22 @@ def swish(features, beta=1.0):
     beta = convert_to_tensor(beta, name="beta")
     beta = math_ops.cast(beta, features.dtype)
 
-    def grad(dy):
-        with graph_lib.get_default_graph().control_dependencies([dy]):
-            sigmoid_features = math_ops.sigmoid(beta * features)
-        activation_grad = sigmoid_features * (1.0 + (beta * features) * (1.0 - sigmoid_features))
-        beta_grad = reduction_ops.reduce_sum(
-            dy * math_ops.square(features) * sigmoid_features * (1.0 - sigmoid_features)
-        )
-        return dy * activation_grad, beta_grad
+    @custom_gradient
+    def swish_impl(features, beta):
+        def grad(dy):
+            with graph_lib.get_default_graph().control_dependencies([dy]):
+                sigmoid_features = math_ops.sigmoid(beta * features)
+            activation_grad = sigmoid_features * (
+                1.0 + (beta * features) * (1.0 - sigmoid_features)
+            )
+            beta_grad = reduction_ops.reduce_sum(
+                dy * math_ops.square(features) * sigmoid_features * (1.0 - sigmoid_features)
+            )
+            return dy * activation_grad, beta_grad
 
-    result = features * math_ops.sigmoid(beta * features)
-    return _with_custom_gradient([result], [features, beta], grad)[0]
+        return features * math_ops.sigmoid(beta * features), grad
+
+    return swish_impl(features, beta)
 
 
 # ---------------------------------------------------------------------------------------------
