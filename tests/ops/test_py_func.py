@@ -89,3 +89,33 @@ def test_errors_as_tf():
         errors.InvalidArgumentError,
         r"0-th value returned by pyfunc_\d+ is double, but expects float",
     )
+
+
+def _numpy_function_program(tf):
+    x = tf.placeholder(tf.float32, [None], name="x")
+
+    @tf.numpy_function(Tout=tf.float32)
+    def cube(a):
+        return a**3
+
+    squared = tf.numpy_function(np.square, [x], tf.float32, stateful=False, name="sq")
+    return [cube(x), squared], {x: [1.0, -2.0, 0.5]}
+
+
+def test_numpy_function_matches_tf():
+    assert_parity(_numpy_function_program)
+    ours = graph_def_nodes(run(tfcompat, _numpy_function_program).graph)
+    theirs = graph_def_nodes(run(tf1(), _numpy_function_program).graph)
+    assert {n: v[:2] for n, v in ours.items()} == {n: v[:2] for n, v in theirs.items()}
+
+
+@pytest.mark.parametrize("tf", [tfcompat, "tf"], ids=["tfcompat", "tf"])
+def test_numpy_function_argument_errors(tf):
+    tf = tf1() if tf == "tf" else tf
+    with tf.Graph().as_default():
+        with pytest.raises(TypeError, match="Missing required argument: 'Tout'"):
+            tf.numpy_function(np.square, [1.0], None)
+        with pytest.raises(TypeError, match="Don't set the `inp` argument"):
+            tf.numpy_function(None, [1.0], tf.float32)
+        with pytest.raises(TypeError, match="Missing argument `inp`"):
+            tf.numpy_function(np.square, None, tf.float32)

@@ -10,6 +10,7 @@ returned values' count and dtypes and TF's error classes for a raised exception.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import weakref
 
@@ -50,6 +51,9 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's arg
     is_list = isinstance(Tout, (list, tuple))
     tout = [dtypes.as_dtype(t) for t in (Tout if is_list else [Tout])]
     token = f"pyfunc_{next(_TOKENS)}"
+    # A Python wrapper (as TF's is) can be weakly referenced where ``func`` may not be
+    # (a numpy ufunc, a builtin); the graph's list keeps it alive.
+    func = _weakly_referable(func)
     _FUNCTIONS[token] = func
     graph = graph_lib.get_default_graph()
     # Stored on the graph so that the function lives as long as the graph does.
@@ -62,3 +66,43 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's arg
         Tout=tout,
     )
     return op.outputs if is_list else op.outputs[0]
+
+
+def _weakly_referable(func):
+    @functools.wraps(func)
+    def call(*args):
+        return func(*args)
+
+    return call
+
+
+@tf_export("numpy_function")
+def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  # noqa: N803
+    """``tf.py_func`` under its TF 2 name (the same ``PyFunc`` op); without ``func``, a
+    decorator (``@tf.numpy_function(Tout=...)``). TF's argument checks and messages."""
+    if Tout is None:
+        raise TypeError(
+            "Missing required argument: 'Tout'\n  If using tf.numpy_function as a decorator, "
+            "set `Tout`\n  **by name** above the function:\n  `@tf.numpy_function(Tout=tout)`"
+        )
+    if func is None:
+        if inp is not None:
+            raise TypeError(
+                "Don't set the `inp` argument when using tf.numpy_function as a decorator "
+                "(`func=None`)."
+            )
+
+        def decorator(function):
+            @functools.wraps(function)
+            def wrapper(*args):
+                return py_func(function, list(args), Tout, stateful=stateful, name=name)
+
+            return wrapper
+
+        return decorator
+    if inp is None:
+        raise TypeError(
+            "Missing argument `inp`:\n  You must set the `inp` argument (the list of arguments "
+            "to the\n  function), unless you use `tf.numpy_function` as a decorator(`func=None`)."
+        )
+    return py_func(func, inp, Tout, stateful=stateful, name=name)
