@@ -227,3 +227,23 @@ def _ensure_shape(ctx, op, x):
 
     check_shape(op, x.shape)  # shapes are static in the step: checked while tracing
     return x
+
+
+@lowering("ReverseSequence")
+def _reverse_sequence(ctx, op, x, lengths):
+    from lowering.control_flow import kernel_check
+    from lowering.reference import array as reference
+
+    x, lengths = jnp.asarray(x), jnp.asarray(lengths).reshape(-1)
+    seq_dim, batch_dim = op.attrs["seq_dim"], op.attrs["batch_dim"]
+    reference.check_reverse_sequence_lengths(op, x.shape, lengths.size)
+    bad = (lengths < 0) | (lengths > x.shape[seq_dim])
+    first = jnp.argmax(bad)
+    kernel_check(
+        ctx,
+        op,
+        jnp.any(bad),
+        [first, lengths[first]],
+        lambda index, length: reference.reverse_sequence_message(op, index, length),
+    )
+    return reference.reverse_sequence(x, lengths, seq_dim, batch_dim, jnp)

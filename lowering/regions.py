@@ -417,7 +417,7 @@ def _unsupported_dataflow(op):
 # End of a jitted step: check flags and stack overflow
 # ---------------------------------------------------------------------------------------------
 INITIAL_STACK_BUCKET = 32
-_CHECK_KINDS = ("assert", "numerics")
+_CHECK_KINDS = ("assert", "numerics", "kernel")
 
 
 def _failure_flags(local_values):
@@ -476,8 +476,11 @@ def check_report(device_function, report) -> bool:
             strings = device_function.report_ops.get(("assert_strings", op.name), {})
             data = [strings.get(i, d) for i, d in enumerate(value[1])]
             message = checks.assertion_message(op, [np.asarray(d) for d in data])
-        else:
+        elif op.type == "CheckNumerics":
             message = checks.numerics_message(op, bool(value[1][0]), bool(value[1][1]))
+        else:  # a kernel's own check (control_flow.kernel_check)
+            message_of = device_function.report_ops[("kernel_message", op.name)]
+            message = message_of(*[np.asarray(d) for d in value[1]])
         raise errors.InvalidArgumentError(None, op, message)
     if any(bool(np.asarray(v)) for k, v in report.items() if k[0] == "stack"):
         device_function.stack_bucket *= 2

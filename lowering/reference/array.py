@@ -281,3 +281,67 @@ def _ensure_shape(ctx, op, x):
 
     check_shape(op, np.shape(x))
     return x
+
+
+# ---------------------------------------------------------------------------------------------
+# ReverseSequence
+# ---------------------------------------------------------------------------------------------
+def reverse_sequence_sources(lengths, size, xp=np):
+    """``[batch, size]``: for each batch entry, the position along the sequence axis each
+    output position reads (the first ``lengths[b]`` reversed, the rest in place)."""
+    position = xp.arange(size)[None, :]
+    lengths = lengths.astype(position.dtype)[:, None]
+    return xp.where(position < lengths, lengths - 1 - position, position)
+
+
+def reverse_sequence_message(op, index, length):
+    """TF's CPU kernel's text for the first bad length."""
+    seq_dim = op.attrs["seq_dim"]
+    relation = "< 0" if length < 0 else f"> input.dims({seq_dim})"
+    return f"seq_lens({int(index)}) {relation}\n\t [[{{{{node {op.name}}}}}]]"
+
+
+def check_reverse_sequence_lengths(op, shape, count):
+    """TF's kernel's checks of the axes and of one length per batch entry (all static
+    under XLA)."""
+    seq_dim, batch_dim = op.attrs["seq_dim"], op.attrs["batch_dim"]
+    for axis_name, axis in (("batch_dim", batch_dim), ("seq_dim", seq_dim)):
+        if axis < 0:
+            raise errors.InvalidArgumentError(
+                None, op, f"Invalid {axis_name} {axis}\n\t [[{{{{node {op.name}}}}}]]"
+            )
+    if batch_dim == seq_dim:
+        raise errors.InvalidArgumentError(
+            None, op, f"batch_dim == seq_dim == {seq_dim}\n\t [[{{{{node {op.name}}}}}]]"
+        )
+    if count != shape[batch_dim]:
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            f"Length of seq_lengths != input.dims({batch_dim}), ({count} vs. "
+            f"{shape[batch_dim]})\n\t [[{{{{node {op.name}}}}}]]",
+        )
+
+
+def reverse_sequence(x, lengths, seq_dim, batch_dim, xp=np):
+    """The reversal, as a gather along the sequence axis with per-batch sources."""
+    sources = reverse_sequence_sources(lengths, x.shape[seq_dim], xp)  # [batch, size]
+    shape = [1] * x.ndim
+    shape[batch_dim], shape[seq_dim] = x.shape[batch_dim], x.shape[seq_dim]
+    if batch_dim > seq_dim:
+        sources = sources.T
+    index = xp.broadcast_to(sources.reshape(shape), x.shape)
+    return xp.take_along_axis(x, index, axis=seq_dim)
+
+
+@reference("ReverseSequence")
+def _reverse_sequence(ctx, op, x, lengths):
+    x, lengths = np.asarray(x), np.asarray(lengths).reshape(-1)
+    seq_dim, batch_dim = op.attrs["seq_dim"], op.attrs["batch_dim"]
+    check_reverse_sequence_lengths(op, x.shape, lengths.size)
+    bad = np.flatnonzero((lengths < 0) | (lengths > x.shape[seq_dim]))
+    if bad.size:
+        raise errors.InvalidArgumentError(
+            None, op, reverse_sequence_message(op, bad[0], lengths[bad[0]])
+        )
+    return reverse_sequence(x, lengths, seq_dim, batch_dim)
