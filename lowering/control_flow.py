@@ -54,6 +54,11 @@ class _XlaPrimitives:
 
     @staticmethod
     def cond(pred, branches, state, local_values, n_exports, rop):
+        if isinstance(pred, (np.ndarray, np.generic, bool)):
+            # Known while tracing (from static shapes: ``tf.size(x) < 2``): only the taken
+            # branch runs, as in TF, so the branches may disagree on shapes.
+            return _XlaPrimitives._static_cond(bool(pred), branches, state, local_values,
+                                               n_exports)  # fmt: skip
         shapes = [jax.eval_shape(b, state, local_values) for b in branches]
         merged_shapes = [s[0] for s in shapes]
         for a, b in zip(*merged_shapes):
@@ -86,6 +91,15 @@ class _XlaPrimitives:
 
         false_fn, true_fn = (wrap(b) for b in branches)
         return lax.cond(jnp.asarray(pred), true_fn, false_fn, state, start_locals)
+
+    @staticmethod
+    def _static_cond(pred, branches, state, local_values, n_exports):
+        merged, own, new_state, new_locals = branches[int(pred)](state, local_values)
+        exports = [own.get(i) for i in range(n_exports)]
+        if len(own) < n_exports:  # values only the other branch makes: zeros, as lax.cond
+            other = jax.eval_shape(branches[1 - int(pred)], state, local_values)[1]
+            exports = [e if e is not None else _zeros(other[i]) for i, e in enumerate(exports)]
+        return merged, exports, new_state, new_locals
 
     @staticmethod
     def while_loop(cond_fn, body_fn, init, state, local_values, rop):

@@ -4,6 +4,7 @@ static shapes, node names, and stateful ops inside branches and loop bodies."""
 import numpy as np
 import pytest
 
+import tfcompat
 from tests.oracle import assert_parity, assert_same_graph_def
 
 
@@ -268,3 +269,27 @@ def test_loop_in_cond_graph_def_matches_tf():
 
 def test_loop_in_cond_values_match_tf():
     assert_parity(_loop_in_cond)
+
+
+def test_cond_on_a_static_predicate_runs_only_the_taken_branch():
+    """A predicate known from static shapes (``tf.size(x) < 2`` of a fed vector) selects
+    the branch while tracing, as TF runs only the taken one: the branches may then return
+    different shapes. A predicate known only at run time still needs equal shapes."""
+
+    def program(tf, values):
+        x = tf.placeholder(tf.float32, [None], name="x")
+        y = tf.cond(tf.size(x) < 2, lambda: tf.zeros([0]), lambda: x[1:] - x[:-1])
+        return [y, tf.reduce_sum(y), tf.gradients(tf.reduce_sum(y * y), x)], {x: values}
+
+    for values in ([1.0, 4.0, 2.0], [5.0], []):
+        fed = np.array(values, np.float32)
+        assert_parity(lambda tf, v=fed: program(tf, v))
+
+    with tfcompat.Graph().as_default():
+        p = tfcompat.placeholder(tfcompat.bool, [])
+        y = tfcompat.cond(p, lambda: tfcompat.zeros([0]), lambda: tfcompat.ones([2]))
+        with (
+            tfcompat.Session() as sess,
+            pytest.raises(tfcompat.errors.UnimplementedError, match="agree on shapes"),
+        ):
+            sess.run(y, {p: True})
