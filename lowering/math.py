@@ -449,9 +449,11 @@ def _broadcast_gradient_args(ctx, op, s0, s1):
 
 @lowering("ListDiff")
 def _list_diff(ctx, op, x, y):
-    x, y = _static_inputs(op, (x, y), "value")
-    keep = ~np.isin(x, y)
-    return x[keep], np.flatnonzero(keep).astype(op.attrs["out_idx"].as_numpy_dtype)
+    # Its output size depends on the values: they are compile-time values here (shape
+    # arithmetic, as in Prod's gradient).
+    from lowering.reference.math import list_diff
+
+    return list_diff(op, *_static_inputs(op, (x, y), "value"))
 
 
 @lowering("DynamicStitch")

@@ -159,6 +159,12 @@ def _unique(ctx, op, x):
     return y, idx
 
 
+@reference("UniqueWithCounts")
+def _unique_with_counts(ctx, op, x):
+    y, idx = _unique(ctx, op, x)
+    return y, idx, np.bincount(idx, minlength=len(y)).astype(idx.dtype)
+
+
 @reference("MatrixBandPart")
 def _matrix_band_part(ctx, op, x, num_lower, num_upper):
     x = np.asarray(x)

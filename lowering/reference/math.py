@@ -12,6 +12,7 @@ import scipy.special
 from lowering.reference.const_inputs import derived
 from lowering.registry import REFERENCE, elementwise, reference
 from tfcompat.framework import constant_value as constant_value_lib
+from tfcompat.framework import errors
 
 _LOW_PRECISION = ("float16", "bfloat16")
 
@@ -505,11 +506,21 @@ def _broadcast_gradient_args(ctx, op, s0, s1):
     return tuple(results)
 
 
+def list_diff(op, x, y):
+    """ListDiff on numpy values, with TF's checks: (x's values not in y, their positions)."""
+    x, y = np.asarray(x), np.asarray(y)
+    for name, value in (("x", x), ("y", y)):
+        if value.ndim != 1:
+            raise errors.InvalidArgumentError(
+                None, op, f"{name} should be a 1D vector.\n\t [[{{{{node {op.name}}}}}]]"
+            )
+    keep = np.flatnonzero(~np.isin(x, y)) if x.size else np.zeros(0, np.int64)
+    return x[keep], keep.astype(op.attrs["out_idx"].as_numpy_dtype)
+
+
 @reference("ListDiff")
 def _list_diff(ctx, op, x, y):
-    x = np.asarray(x)
-    idx = [i for i, v in enumerate(x.tolist()) if v not in set(np.asarray(y).tolist())]
-    return x[idx], np.asarray(idx, dtype=op.attrs["out_idx"].as_numpy_dtype)
+    return list_diff(op, x, y)
 
 
 @reference("DynamicStitch")

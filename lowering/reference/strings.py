@@ -408,3 +408,67 @@ def _decode_raw(ctx, op, strings):
     else:
         values = np.ascontiguousarray(data).reshape(-1).view(dtype)
     return values.reshape(strings.shape + (size // dtype.itemsize,))
+
+
+# ---------------------------------------------------------------------------------------------
+# StringToNumber: TF's strtod / strtoll-style parsers (whitespace around the number allowed)
+# ---------------------------------------------------------------------------------------------
+_SPACE = b" \t\n\r\f\v"
+_DECIMAL = re.compile(rb"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_HEX_FLOAT = re.compile(rb"[+-]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)([pP][+-]?\d+)?")
+_SPECIAL = re.compile(rb"([+-]?)(inf|infinity|nan(\([0-9a-zA-Z_]*\))?)", re.IGNORECASE)
+_INTEGER = re.compile(rb"[+-]?\d+")
+_INT_RANGES = {
+    np.dtype(np.int32): (-(2**31), 2**31 - 1),
+    np.dtype(np.int64): (-(2**63), 2**63 - 1),
+    np.dtype(np.uint32): (0, 2**32 - 1),
+    np.dtype(np.uint64): (0, 2**64 - 1),
+}
+
+
+def _parse_float(text: bytes):
+    """The value of ``text`` as C's strtod reads a whole string, or None."""
+    if _DECIMAL.fullmatch(text):
+        return float(text)
+    special = _SPECIAL.fullmatch(text)
+    if special:
+        value = float("nan") if special.group(2)[:1].lower() == b"n" else float("inf")
+        return -value if special.group(1) == b"-" else value
+    if _HEX_FLOAT.fullmatch(text):
+        hex_text = text.decode("ascii")
+        # float.fromhex wants a binary exponent only after digits; "0x10" is valid as is.
+        return float.fromhex(hex_text)
+    return None
+
+
+def _parse_integer(text: bytes, dtype):
+    if not _INTEGER.fullmatch(text):
+        return None
+    value = int(text)
+    low, high = _INT_RANGES[dtype]
+    return value if low <= value <= high else None
+
+
+@reference("StringToNumber")
+def _string_to_number(ctx, op, strings):
+    """One regular-expression match per string: TF's parsers accept a narrower syntax
+    than Python's ``float`` / ``int`` (no ``_`` separators) and a wider one for floats
+    (hexadecimal, ``nan(...)``), so each string is checked before it is converted. Float32
+    values are parsed as float64 then rounded (TF rounds once, to float32 directly: the two
+    can differ in the last bit for about one decimal string in 2**29)."""
+    strings = _strings(strings)
+    dtype = np.dtype(op.attrs["out_type"].as_numpy_dtype)
+    parse = _parse_float if dtype.kind == "f" else (lambda t: _parse_integer(t, dtype))
+    flat = strings.reshape(-1)
+    values = []
+    for item in flat:
+        text = item if isinstance(item, bytes) else str(item).encode()
+        value = parse(text.strip(_SPACE))
+        if value is None:
+            raise _invalid(
+                op,
+                "StringToNumberOp could not correctly convert string: "
+                f"{text.decode('utf-8', 'replace')}\n\t [[{{{{node {op.name}}}}}]]",
+            )
+        values.append(value)
+    return np.array(values, dtype=dtype).reshape(strings.shape)

@@ -407,6 +407,27 @@ def unique(x, out_idx=dtypes.int32, name=None):
     return apply_op("Unique", name=name, x=x, out_idx=out_idx).outputs
 
 
+def _unique_with_counts_shape(op):
+    y, idx = _unique_shape(op)
+    return [y, idx, unknown_shape(rank=1)]
+
+
+register_op(
+    "UniqueWithCounts",
+    inputs=["x: T"],
+    outputs=["y: T", "idx: out_idx", "count: out_idx"],
+    attrs=["T: type", "out_idx: {int32, int64} = int32"],
+    shape_fn=_unique_with_counts_shape,
+    host=True,
+)
+
+
+@tf_export("unique_with_counts")
+def unique_with_counts(x, out_idx=dtypes.int32, name=None):
+    """``unique`` and, for each distinct value, how often it occurs in ``x``."""
+    return apply_op("UniqueWithCounts", name=name, x=x, out_idx=out_idx).outputs
+
+
 # ---------------------------------------------------------------------------------------------
 # Band and diagonal matrices
 # ---------------------------------------------------------------------------------------------

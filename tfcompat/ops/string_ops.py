@@ -184,6 +184,13 @@ register_op(
     shape_fn=common_shapes.unchanged,
 )
 register_op(
+    "StringToNumber",
+    inputs=["string_tensor: string"],
+    outputs=["output: out_type"],
+    attrs=["out_type: {float, double, int32, int64, uint32, uint64} = DT_FLOAT"],
+    shape_fn=common_shapes.unchanged,
+)
+register_op(
     "StringStrip",
     inputs=["input: string"],
     outputs=["output: string"],
@@ -208,6 +215,7 @@ for _op_type in (
     "StringSplit",
     "AsString",
     "DecodeRaw",
+    "StringToNumber",
 ):
     no_gradient(_op_type)
 
@@ -388,6 +396,17 @@ def decode_raw(
 def string_length(input, name=None, unit="BYTE"):  # noqa: A002
     """Length of each string in bytes or UTF-8 characters."""
     return apply_op("StringLength", name=name, input=input, unit=unit).outputs[0]
+
+
+@tf_export("strings.to_number", "string_to_number")
+def string_to_number(string_tensor=None, out_type=dtypes.float32, name=None, input=None):  # noqa: A002
+    """Each string parsed as a number of ``out_type`` (TF's parser: surrounding whitespace
+    allowed; floats also as ``inf`` / ``nan`` / hexadecimal); a string that is not one
+    raises InvalidArgumentError when run."""
+    string_tensor = input if string_tensor is None else string_tensor
+    return apply_op(
+        "StringToNumber", name=name, string_tensor=string_tensor, out_type=out_type
+    ).outputs[0]
 
 
 @tf_export("strings.strip", "string_strip")
