@@ -418,11 +418,35 @@ elementwise(
         "ReciprocalGrad": lambda y, dy: -dy * jnp.conj(y) ** 2,
         "Conj": jnp.conj,
         "Polygamma": _polygamma,
-        "InvertPermutation": lambda p: (
-            jnp.zeros_like(p).at[p].set(jnp.arange(p.shape[0], dtype=p.dtype))
-        ),
     },
 )
+
+
+@lowering("InvertPermutation")
+def _invert_permutation(ctx, op, p):
+    from lowering.control_flow import kernel_check
+    from lowering.reference.math import check_permutation_rank, permutation_message
+
+    p = jnp.asarray(p)
+    check_permutation_rank(op, p.ndim)
+    n = p.shape[0]
+    if n == 0:
+        return p
+    positions = jnp.arange(n, dtype=p.dtype)
+    in_range = (p >= 0) & (p < n)
+    # Each value's first position; a later position holding it is TF's duplicate error.
+    first = jnp.full((n,), n, p.dtype).at[p].min(positions, mode="drop")
+    repeated = in_range & (first.at[p].get(mode="fill", fill_value=n) < positions)
+    bad = ~in_range | repeated
+    at = jnp.argmax(bad)
+    kernel_check(
+        ctx,
+        op,
+        jnp.any(bad),
+        [p[at], in_range[at]],
+        lambda value, valid: permutation_message(op, value, n, bool(valid)),
+    )
+    return jnp.zeros_like(p).at[p].set(positions, mode="drop")
 
 
 def _static_inputs(op, values, what):

@@ -484,12 +484,36 @@ elementwise(
 )
 
 
+def check_permutation_rank(op, rank):
+    if rank != 1:
+        raise errors.InvalidArgumentError(
+            None, op, f"invert_permutation expects a 1D vector.\n\t [[{{{{node {op.name}}}}}]]"
+        )
+
+
+def permutation_message(op, value, size, in_range):
+    """TF's text for the first bad entry: out of range, or a repeat of an earlier one."""
+    what = f"is not between 0 and {size}" if not in_range else "is duplicated in the input."
+    return f"{int(value)} {what}\n\t [[{{{{node {op.name}}}}}]]"
+
+
 @reference("InvertPermutation")
 def _invert_permutation(ctx, op, p):
     p = np.asarray(p)
-    if sorted(p.tolist()) != list(range(p.size)):
-        raise ValueError(f"{p.tolist()} is not a permutation")
-    return np.argsort(p).astype(p.dtype)
+    check_permutation_rank(op, p.ndim)
+    n = p.size
+    in_range = (p >= 0) & (p < n)
+    seen = np.zeros(n, bool)
+    if not in_range.all() or len(np.unique(p)) != n:
+        for value, valid in zip(p.tolist(), in_range.tolist()):  # the first bad entry
+            if not valid or seen[value]:
+                raise errors.InvalidArgumentError(
+                    None, op, permutation_message(op, value, n, valid)
+                )
+            seen[value] = True
+    out = np.empty_like(p)
+    out[p] = np.arange(n, dtype=p.dtype)
+    return out
 
 
 @reference("BroadcastGradientArgs")

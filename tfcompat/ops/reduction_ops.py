@@ -470,8 +470,10 @@ def list_diff(x, y, out_idx=dtypes.int32, name=None):
     return op.outputs[0], op.outputs[1]
 
 
+@tf_export("invert_permutation", "math.invert_permutation")
 def invert_permutation(x, name=None):
-    """The inverse permutation of ``x``."""
+    """The inverse permutation of the 1-D ``x`` (``y[x[i]] = i``); an entry out of range
+    or repeated raises InvalidArgumentError when run."""
     return apply_op("InvertPermutation", name=name, x=x).outputs[0]
 
 
