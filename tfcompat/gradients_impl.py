@@ -425,3 +425,34 @@ def _verify(in_grads, op):
             f"Num gradients {len(in_grads)} generated for op {op.node_def} do not match num "
             f"inputs {len(op.inputs)}"
         )
+
+
+@tf_export("hessians")
+def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gradients=False,
+             aggregation_method=None):  # fmt: skip
+    """The Hessian of ``sum(ys)`` with respect to each of ``xs``, shaped ``x.shape +
+    x.shape``: built as TF builds it, one row per iteration of a ``tf.while_loop`` that
+    differentiates the ``j``-th entry of the gradient and writes it to a TensorArray.
+    (``name`` is accepted and, as in TF's graph mode, not used.)"""
+    import tfcompat as tf
+
+    xs = _as_list(xs)
+    kwargs = {
+        "colocate_gradients_with_ops": colocate_gradients_with_ops,
+        "gate_gradients": gate_gradients,
+        "aggregation_method": aggregation_method,
+    }
+    result = []
+    for gradient, x in zip(gradients(ys, xs, **kwargs), xs):
+        gradient = tf.reshape(gradient, [-1])
+        n = tf.size(x)
+        loop_vars = [tf.constant(0, dtypes.int32), tf.TensorArray(x.dtype, n)]
+        # The loop's functions are traced right here, so they see this iteration's values.
+        _, hessian = tf.while_loop(
+            lambda j, _: j < n,  # noqa: B023
+            lambda j, rows: (j + 1, rows.write(j, gradients(gradient[j], x)[0])),  # noqa: B023
+            loop_vars,
+        )
+        shape = tf.shape(x)
+        result.append(tf.reshape(hessian.stack(), tf.concat((shape, shape), 0)))
+    return result
