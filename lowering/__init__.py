@@ -54,6 +54,7 @@ FAMILIES = (
     "script_ops",
     "image",
     "lrn",
+    "data_flow",
 )
 
 for _family in FAMILIES:

@@ -154,12 +154,12 @@ def _record_check(ctx, key, op, failed, data):
     local_values[key] = (was_failed | failed, kept)
 
 
-def kernel_check(ctx, op, failed, data, message):
-    """A kernel's argument check made on the device (``failed``: a traced boolean; ``data``:
-    traced values describing the first bad element). If it fails, the step's writes are
-    dropped and the run raises ``InvalidArgumentError(message(*data as numpy))``, the text
-    TF's CPU kernel gives, as for a failed ``tf.Assert``."""
-    regions.report_ops(ctx)[("kernel_message", op.name)] = message
+def kernel_check(ctx, op, failed, data, message, error=errors.InvalidArgumentError):
+    """A kernel's check made on the device (``failed``: a traced boolean; ``data``: traced
+    values describing the first bad element). If it fails, the step's writes are dropped
+    and the run raises ``error(message(*data as numpy))``, the class and text TF's CPU
+    kernel gives, as for a failed ``tf.Assert``."""
+    regions.report_ops(ctx)[("kernel_message", op.name)] = (message, error)
     _record_check(ctx, ("kernel", op.name), op, failed, [jnp.asarray(d) for d in data])
 
 

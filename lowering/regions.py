@@ -479,8 +479,8 @@ def check_report(device_function, report) -> bool:
         elif op.type == "CheckNumerics":
             message = checks.numerics_message(op, bool(value[1][0]), bool(value[1][1]))
         else:  # a kernel's own check (control_flow.kernel_check)
-            message_of = device_function.report_ops[("kernel_message", op.name)]
-            message = message_of(*[np.asarray(d) for d in value[1]])
+            message_of, error = device_function.report_ops[("kernel_message", op.name)]
+            raise error(None, op, message_of(*[np.asarray(d) for d in value[1]]))
         raise errors.InvalidArgumentError(None, op, message)
     if any(bool(np.asarray(v)) for k, v in report.items() if k[0] == "stack"):
         device_function.stack_bucket *= 2

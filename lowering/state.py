@@ -7,6 +7,7 @@ import jax.numpy as jnp
 from lowering.interpreter import VarRef
 from lowering.plan import var_name
 from lowering.registry import lowering
+from tfcompat.framework import errors
 
 
 @lowering("VariableV2")
@@ -24,6 +25,20 @@ def _assign(ctx, op, ref, value):
 def _assign_add(ctx, op, ref, value):
     ctx.write_var(ref, ctx.read_var(ref, op) + value)
     return ref
+
+
+@lowering("CountUpTo")
+def _count_up_to(ctx, op, ref):
+    from lowering.control_flow import kernel_check
+    from lowering.reference.state import count_up_to_message
+
+    value = ctx.read_var(ref, op)
+    limit = op.attrs["limit"]
+    reached = value >= limit
+    kernel_check(ctx, op, reached, [], lambda: count_up_to_message(op),
+                 errors.OutOfRangeError)  # fmt: skip
+    ctx.write_var(ref, value + 1)  # dropped with the step's other writes if ``reached``
+    return value
 
 
 @lowering("AssignSub")

@@ -252,6 +252,10 @@ class Variable:
         result = state_ops.assign_add(self._variable, delta, use_locking=use_locking, name=name)
         return result if read_value else result.op
 
+    def count_up_to(self, limit):
+        """``tf.count_up_to`` of this variable."""
+        return state_ops.count_up_to(self._variable, limit)
+
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         result = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
         return result if read_value else result.op

@@ -7,6 +7,7 @@ import numpy as np
 from lowering.interpreter import VarRef
 from lowering.plan import var_name
 from lowering.registry import reference
+from tfcompat.framework import errors
 
 
 @reference("VariableV2")
@@ -24,6 +25,19 @@ def _assign(ctx, op, ref, value):
 def _assign_add(ctx, op, ref, value):
     ctx.write_var(ref, np.asarray(ctx.read_var(ref, op) + value))
     return ref
+
+
+def count_up_to_message(op):
+    return f"Reached limit of {op.attrs['limit']}\n\t [[{{{{node {op.name}}}}}]]"
+
+
+@reference("CountUpTo")
+def _count_up_to(ctx, op, ref):
+    value = np.asarray(ctx.read_var(ref, op))
+    if value >= op.attrs["limit"]:
+        raise errors.OutOfRangeError(None, op, count_up_to_message(op))
+    ctx.write_var(ref, np.asarray(value + 1, dtype=value.dtype))
+    return value
 
 
 @reference("AssignSub")

@@ -173,8 +173,13 @@ class BaseSession:
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self):
-        """Releases the variable state; later runs raise RuntimeError."""
+        """Releases the variable state; later runs raise RuntimeError. Operations waiting
+        on the Session's queues (in other threads) fail with CancelledError."""
         self._closed = True
+        for resource in list(self._state.values()):
+            cancel = getattr(resource, "cancel", None)
+            if cancel is not None:
+                cancel()
         self._state.clear()
         self._executables.clear()
         self._fetch_maps.clear()

@@ -85,6 +85,16 @@ for _name in (
     no_gradient(_name)
 
 register_op(
+    "CountUpTo",
+    inputs=["ref: Ref(T)"],
+    outputs=["output: T"],
+    attrs=["limit: int", "T: {int32, int64}"],
+    shape_fn=lambda op: [op.inputs[0].shape.with_rank(0)],
+    is_stateful=True,
+)
+no_gradient("CountUpTo")
+
+register_op(
     "IsVariableInitialized",
     inputs=["ref: Ref(dtype)"],
     outputs=["is_initialized: bool"],
@@ -198,3 +208,10 @@ for _fn in (
     scatter_max,
 ):
     tf_export(_fn.__name__)(_fn)
+
+
+@tf_export("count_up_to")
+def count_up_to(ref, limit, name=None):
+    """The variable's value, which is then incremented; once it has reached ``limit``,
+    running the op raises OutOfRangeError (how TF1 input pipelines count epochs)."""
+    return apply_op("CountUpTo", name=name, ref=_ref(ref), limit=limit).outputs[0]

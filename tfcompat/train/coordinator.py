@@ -3,10 +3,8 @@ bookkeeping of TF1 input loops.
 
 A Coordinator is a stop flag that threads poll (``should_stop``), set by the first thread to
 ``request_stop`` (an exception passed then, unless of a clean-stop type such as
-``OutOfRangeError``, is re-raised by ``join``). tfcompat has no queues, so a graph holds no
-queue runners and ``start_queue_runners`` starts none (it still checks its session as TF
-does), which lets the usual ``coord = ...; threads = tf.train.start_queue_runners(sess,
-coord); ...; coord.join(threads)`` boilerplate run unchanged.
+``OutOfRangeError``, is re-raised by ``join``). ``start_queue_runners`` starts the threads of
+the graph's ``QueueRunner``s (``tfcompat/train/queue_runner.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ import threading
 import time
 
 from tfcompat.framework import errors
-from tfcompat.framework import graph as graph_lib
 from tfcompat.framework.graph import GraphKeys
 from tfcompat.util.tf_export import tf_export
 
@@ -135,8 +132,8 @@ class Coordinator:
 def start_queue_runners(
     sess=None, coord=None, daemon=True, start=True, collection=GraphKeys.QUEUE_RUNNERS
 ):
-    """Starts the threads of the graph's queue runners: none in tfcompat (no queues), so
-    an empty list, after TF's checks of ``sess``."""
+    """Starts the threads of the queue runners in the graph's ``collection``; returns
+    them (join them through ``coord``)."""
     from tfcompat.client.session import Session, get_default_session
 
     if sess is None:
@@ -149,11 +146,10 @@ def start_queue_runners(
             )
     if not isinstance(sess, Session):
         if type(sess).__name__ in ("MonitoredSession", "SingularMonitoredSession"):
-            return []
+            return []  # it started its queue runners when it made its session
         raise TypeError(f"sess must be a `tf.Session` object. Given class: {type(sess)}")
-    runners = graph_lib.get_default_graph().get_collection(collection)
-    if runners:
-        raise errors.UnimplementedError(
-            None, None, "tfcompat has no queues: the graph's queue runners cannot run"
-        )
-    return []
+    threads = []
+    with sess.graph.as_default():
+        for runner in sess.graph.get_collection(collection):
+            threads.extend(runner.create_threads(sess, coord=coord, daemon=daemon, start=start))
+    return threads

@@ -7,7 +7,8 @@ summaries into ``summary_dir`` (default ``checkpoint_dir``), checkpoints every
 ``save_checkpoint_secs`` (600) or ``save_checkpoint_steps``, and restores the latest
 checkpoint of ``checkpoint_dir`` when there is one. The graph is finalized while the session
 is open. There is one process here: no workers, masters or preemption recovery
-(``is_chief=False`` is rejected), and no queue runners to start.
+(``is_chief=False`` is rejected). The graph's queue runners start with the session, under
+its Coordinator.
 """
 
 from __future__ import annotations
@@ -123,7 +124,9 @@ class Scaffold:
             )
         if self._saver is None:
             self._saver = Scaffold.get_or_default(
-                "saver", GraphKeys.SAVERS, lambda: tfcompat.train.Saver(sharded=True)
+                "saver",
+                GraphKeys.SAVERS,
+                lambda: tfcompat.train.Saver(sharded=True, allow_empty=True),
             )
         graph_lib.get_default_graph().finalize()
         return self
@@ -251,6 +254,10 @@ class _MonitoredSession:
             hook.begin()
         self._sess = (session_creator or ChiefSessionCreator()).create_session()
         self._coord = Coordinator(clean_stop_exception_types=[])
+        if self._graph.get_collection(GraphKeys.QUEUE_RUNNERS):
+            from tfcompat.train.coordinator import start_queue_runners
+
+            start_queue_runners(sess=self._sess, coord=self._coord)
         for hook in self._hooks:
             hook.after_create_session(self._sess, self._coord)
         self._runner = _HookedRunner(self._sess, self._hooks)

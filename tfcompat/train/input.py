@@ -1,0 +1,291 @@
+"""TF1's queue-based input pipelines (``tf.train.string_input_producer``, ``batch``,
+``shuffle_batch`` and their kin), built op for op as TF 2.21's ``tf.compat.v1`` builds
+them: an input queue filled by a ``QueueRunner``, epochs counted by ``limit_epochs``'s
+``CountUpTo``, a batching queue with its "fraction full" summary, and a dequeue that the
+training step reads.
+
+SparseTensors in a batch (TF stores them in a SparseTensorsMap) and ``keep_input`` other
+than True are not supported; both raise a clear error.
+"""
+
+from __future__ import annotations
+
+from tfcompat.framework import dtypes, tensor_shape
+from tfcompat.framework.constant_op import constant
+from tfcompat.framework.constant_value import constant_value
+from tfcompat.framework.op_helper import convert_to_tensor
+from tfcompat.framework.scopes import name_scope
+from tfcompat.framework.sparse_tensor import SparseTensor
+from tfcompat.framework.tensor import Tensor
+from tfcompat.util.tf_export import tf_export
+
+
+def _tf():
+    import tfcompat
+
+    return tfcompat
+
+
+@tf_export("train.limit_epochs")
+def limit_epochs(tensor, num_epochs=None, name=None):
+    """``tensor``, with an OutOfRangeError once it has been evaluated ``num_epochs``
+    times (a local ``epochs`` counter)."""
+    tf = _tf()
+    if num_epochs is None:
+        return tensor
+    if num_epochs <= 0:
+        raise ValueError(f"num_epochs must be > 0 not {num_epochs}.")
+    with name_scope(name, "limit_epochs", [tensor]) as name:
+        zero64 = constant(0, dtype=dtypes.int64)
+        epochs = tf.Variable(
+            zero64, name="epochs", trainable=False, collections=[tf.GraphKeys.LOCAL_VARIABLES]
+        )
+        counter = epochs.count_up_to(num_epochs)
+        with tf.control_dependencies([counter]):
+            return tf.identity(tensor, name=name)
+
+
+@tf_export("train.input_producer")
+def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=True, seed=None,
+                   capacity=32, shared_name=None, summary_name=None, name=None,
+                   cancel_op=None):  # fmt: skip
+    """A FIFOQueue filled with the rows of ``input_tensor`` (shuffled each epoch unless
+    ``shuffle=False``; ``num_epochs`` times, or forever) by a queue runner."""
+    tf = _tf()
+    from tfcompat.train import queue_runner
+
+    with name_scope(name, "input_producer", [input_tensor]):
+        input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
+        element_shape = input_tensor.shape[1:].merge_with(element_shape)
+        if not element_shape.is_fully_defined():
+            raise ValueError(
+                "Either `input_tensor` must have a fully defined shape or `element_shape` "
+                "must be specified"
+            )
+        if shuffle:
+            input_tensor = tf.random_shuffle(input_tensor, seed=seed)
+        input_tensor = limit_epochs(input_tensor, num_epochs)
+        q = tf.FIFOQueue(
+            capacity=capacity,
+            dtypes=[input_tensor.dtype.base_dtype],
+            shapes=[element_shape],
+            shared_name=shared_name,
+            name=name,
+        )
+        enq = q.enqueue_many([input_tensor])
+        queue_runner.add_queue_runner(queue_runner.QueueRunner(q, [enq], cancel_op=cancel_op))
+        if summary_name is not None:
+            tf.summary.scalar(summary_name, tf.cast(q.size(), dtypes.float32) * (1.0 / capacity))
+        return q
+
+
+@tf_export("train.string_input_producer")
+def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=None, capacity=32,
+                          shared_name=None, name=None, cancel_op=None):  # fmt: skip
+    """A queue of the strings (typically file names) of ``string_tensor``, for a reader."""
+    tf = _tf()
+    not_null_err = "string_input_producer requires a non-null input tensor"
+    if not isinstance(string_tensor, Tensor) and not string_tensor:
+        raise ValueError(not_null_err)
+    with name_scope(name, "input_producer", [string_tensor]) as name:
+        string_tensor = convert_to_tensor(string_tensor, dtype=dtypes.string)
+        with tf.control_dependencies(
+            [tf.Assert(tf.greater(tf.size(string_tensor), 0), [not_null_err])]
+        ):
+            string_tensor = tf.identity(string_tensor)
+        return input_producer(
+            input_tensor=string_tensor,
+            element_shape=[],
+            num_epochs=num_epochs,
+            shuffle=shuffle,
+            seed=seed,
+            capacity=capacity,
+            shared_name=shared_name,
+            name=name,
+            summary_name=f"fraction_of_{capacity}_full",
+            cancel_op=cancel_op,
+        )
+
+
+@tf_export("train.range_input_producer")
+def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32,
+                         shared_name=None, name=None):  # fmt: skip
+    """A queue of the integers ``0 .. limit - 1``."""
+    tf = _tf()
+    with name_scope(name, "input_producer", [limit]) as name:
+        range_tensor = tf.range(limit)
+        return input_producer(range_tensor, [], num_epochs, shuffle, seed, capacity,
+                              shared_name, f"fraction_of_{capacity}_full", name)  # fmt: skip
+
+
+@tf_export("train.slice_input_producer")
+def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32,
+                         shared_name=None, name=None):  # fmt: skip
+    """The rows of each tensor of ``tensor_list``, as lists of matching slices."""
+    tf = _tf()
+    with name_scope(name, "input_producer", tensor_list):
+        tensor_list = [convert_to_tensor(t) for t in tensor_list]
+        if not tensor_list:
+            raise ValueError("Expected at least one tensor in slice_input_producer().")
+        range_size = tf.shape(tensor_list[0])[0]
+        queue = range_input_producer(
+            range_size,
+            num_epochs=num_epochs,
+            shuffle=shuffle,
+            seed=seed,
+            capacity=capacity,
+            shared_name=shared_name,
+        )
+        index = queue.dequeue()
+        return [tf.gather(t, index) for t in tensor_list]
+
+
+# ---------------------------------------------------------------------------------------------
+# Batching
+# ---------------------------------------------------------------------------------------------
+def _as_tensor_list(tensors):
+    if isinstance(tensors, dict):
+        return [tensors[k] for k in sorted(tensors, key=str)]
+    return tensors
+
+
+def _as_original_type(original_tensors, tensor_list):
+    if isinstance(original_tensors, dict):
+        if len(original_tensors) == 1:
+            tensor_list = [tensor_list]
+        return {k: tensor_list[i] for i, k in enumerate(sorted(original_tensors, key=str))}
+    return tensor_list
+
+
+def _validate(tensor_list):
+    if any(isinstance(t, SparseTensor) for t in tensor_list):
+        raise NotImplementedError(
+            "tfcompat's batch queues take dense tensors only (TF keeps SparseTensors in a "
+            "SparseTensorsMap, which tfcompat does not have)"
+        )
+    tensor_list = [convert_to_tensor(t) for t in tensor_list]
+    if not tensor_list:
+        raise ValueError("Expected at least one tensor in batch().")
+    return tensor_list
+
+
+def _validate_keep_input(keep_input, enqueue_many):
+    keep_input = convert_to_tensor(keep_input)
+    if keep_input.shape.ndims is None:
+        raise ValueError("`keep_input` dimensions must be known at graph construction.")
+    if not enqueue_many and keep_input.shape.ndims == 1:
+        raise ValueError("`keep_input` cannot be a vector when `enqueue_many=False`.")
+    if keep_input.shape.ndims > 1:
+        raise ValueError("`keep_input` must be 0 or 1 dimensions.")
+    value = constant_value(keep_input)
+    if keep_input.shape.ndims != 0 or value is None or not bool(value):
+        raise NotImplementedError("tfcompat's batch queues take keep_input=True only")
+    return keep_input
+
+
+def _merge_shapes(shape_list, enqueue_many):
+    shape_list = [tensor_shape.as_shape(s) for s in shape_list]
+    if enqueue_many:
+        shape_list = [s.with_rank_at_least(1)[1:] for s in shape_list]
+    return shape_list[0].as_list()
+
+
+def _shapes(tensor_list, shapes, enqueue_many):
+    if shapes is None:
+        for t in tensor_list:
+            if t.shape.ndims is None:
+                raise ValueError(f"Cannot infer Tensor's rank: {t}")
+        shapes = [_merge_shapes([t.shape.as_list()], enqueue_many) for t in tensor_list]
+    return shapes
+
+
+def _dtypes(tensor_list):
+    return [t.dtype for t in tensor_list]
+
+
+def _enqueue(queue, tensor_list, threads, enqueue_many):
+    from tfcompat.train import queue_runner
+
+    enqueue_fn = queue.enqueue_many if enqueue_many else queue.enqueue
+    enqueue_ops = [enqueue_fn(tensor_list)] * threads
+    queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, enqueue_ops))
+
+
+def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_many=False,
+           shapes=None, dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None,
+           name=None):  # fmt: skip
+    tf = _tf()
+    tensor_list = _as_tensor_list(tensors)
+    with name_scope(name, "batch", list(tensor_list) + [keep_input]) as name:
+        tensor_list = _validate(tensor_list)
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        types = _dtypes(tensor_list)
+        shapes = _shapes(tensor_list, shapes, enqueue_many)
+        queue_class = tf.PaddingFIFOQueue if dynamic_pad else tf.FIFOQueue
+        queue = queue_class(capacity=capacity, dtypes=types, shapes=shapes,
+                            shared_name=shared_name)  # fmt: skip
+        _enqueue(queue, tensor_list, num_threads, enqueue_many)
+        tf.summary.scalar(
+            f"fraction_of_{capacity}_full",
+            tf.cast(queue.size(), dtypes.float32) * (1.0 / capacity),
+        )
+        if allow_smaller_final_batch:
+            dequeued = queue.dequeue_up_to(batch_size, name=name)
+        else:
+            dequeued = queue.dequeue_many(batch_size, name=name)
+        return _as_original_type(tensors, dequeued)
+
+
+@tf_export("train.batch")
+def batch(
+    tensors,
+    batch_size,
+    num_threads=1,
+    capacity=32,
+    enqueue_many=False,
+    shapes=None,
+    dynamic_pad=False,
+    allow_smaller_final_batch=False,
+    shared_name=None,
+    name=None,
+):
+    """Batches of ``batch_size`` of ``tensors`` (a list or dict), through a FIFOQueue
+    (a PaddingFIFOQueue with ``dynamic_pad``) that ``num_threads`` queue-runner threads
+    fill."""
+    return _batch(tensors, batch_size, True, num_threads, capacity, enqueue_many, shapes,
+                  dynamic_pad, allow_smaller_final_batch, shared_name, name)  # fmt: skip
+
+
+@tf_export("train.shuffle_batch")
+def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None,
+                  enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
+                  shared_name=None, name=None):  # fmt: skip
+    """Batches drawn at random from a RandomShuffleQueue holding at least
+    ``min_after_dequeue`` elements."""
+    tf = _tf()
+    tensor_list = _as_tensor_list(tensors)
+    keep_input = True
+    with name_scope(name, "shuffle_batch", list(tensor_list) + [keep_input]) as name:
+        if capacity <= min_after_dequeue:
+            raise ValueError(
+                f"capacity {capacity} must be bigger than min_after_dequeue {min_after_dequeue}."
+            )
+        tensor_list = _validate(tensor_list)
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        types = _dtypes(tensor_list)
+        shapes = _shapes(tensor_list, shapes, enqueue_many)
+        queue = tf.RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue,
+                                      seed=seed, dtypes=types, shapes=shapes,
+                                      shared_name=shared_name)  # fmt: skip
+        _enqueue(queue, tensor_list, num_threads, enqueue_many)
+        full = tf.cast(tf.maximum(0, queue.size() - min_after_dequeue), dtypes.float32) * (
+            1.0 / (capacity - min_after_dequeue)
+        )
+        tf.summary.scalar(
+            f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full", full
+        )
+        if allow_smaller_final_batch:
+            dequeued = queue.dequeue_up_to(batch_size, name=name)
+        else:
+            dequeued = queue.dequeue_many(batch_size, name=name)
+        return _as_original_type(tensors, dequeued)
