@@ -55,6 +55,7 @@ FAMILIES = (
     "image",
     "lrn",
     "data_flow",
+    "readers",
 )
 
 for _family in FAMILIES:

@@ -121,6 +121,7 @@ from tfcompat.ops import reverse_sequence_ops  # noqa: F401 - tf.reverse_sequenc
 from tfcompat.ops import legacy_math_api  # noqa: F401 - tf.arg_max, accumulate_n...
 from tfcompat.util import nest as _nest  # noqa: F401 - tf.nest
 from tfcompat.ops import data_flow_ops  # noqa: F401 - tf.FIFOQueue & co
+from tfcompat.ops import reader_ops  # noqa: F401 - tf.TFRecordReader & co
 from tfcompat import saved_model  # noqa: F401 - tf.saved_model
 from tfcompat import platform as _platform  # noqa: F401 - tf.logging, tf.app, tf.flags, tf.gfile
 from tfcompat import summary  # noqa: F401 - tf.summary.FileWriter

@@ -310,7 +310,7 @@ def _enqueue_many(ctx, op, handle, *components):
     queue = _queue(ctx, op, handle)
     batch = _component_arrays(queue, components)
     queue.check_element(op, batch, many=True)
-    queue.enqueue(op, [tuple(c[i] for c in batch) for i in range(batch[0].shape[0])])
+    queue.enqueue(op, [tuple(c[i, ...] for c in batch) for i in range(batch[0].shape[0])])
 
 
 def _results(values):

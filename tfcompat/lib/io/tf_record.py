@@ -177,7 +177,8 @@ class TFRecordWriter:
         self._file = None
 
 
-def _read_file(path, options: TFRecordOptions) -> bytes:
+def read_file(path, options: TFRecordOptions) -> bytes:
+    """The file's bytes, decompressed as ``options`` say."""
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -195,6 +196,13 @@ def _read_file(path, options: TFRecordOptions) -> bytes:
 
 def iter_records(data: bytes, path: str = "<memory>"):
     """Yields the records of an uncompressed TFRecord byte stream, checking checksums."""
+    for _, record in iter_records_with_offsets(data, path):
+        yield record
+
+
+def iter_records_with_offsets(data: bytes, path: str = "<memory>"):
+    """Yields ``(offset, record)``: each record with the byte offset of its header (the
+    position TF's TFRecordReader names in its keys)."""
     offset, end = 0, len(data)
     while offset < end:
         if end - offset < _HEADER.size:
@@ -210,7 +218,7 @@ def iter_records(data: bytes, path: str = "<memory>"):
         record = data[start:stop]
         if masked_crc32c(record) != _FOOTER.unpack_from(data, stop)[0]:
             raise _loss(f"corrupted record at {start}", path)
-        yield record
+        yield offset, record
         offset = stop + _FOOTER.size
 
 
@@ -222,4 +230,4 @@ def _loss(message, path):
 def tf_record_iterator(path, options=None):
     """Yields the records of the TFRecord file ``path`` as bytes."""
     options = _options(options)
-    yield from iter_records(_read_file(path, options), path)
+    yield from iter_records(read_file(path, options), path)
