@@ -14,8 +14,20 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
 
+def with_tensorflow(modules: dict, name: str, tf) -> dict:
+    """``modules`` with TensorFlow's module added under ``name`` when it is installed."""
+    return {**modules, name: tf} if tf is not None else modules
+
+
 def tensorflow_v1():
-    import tensorflow as tf
+    """TF 2.21's ``tf.compat.v1`` in graph mode, or None where TensorFlow is not installed
+    (an accelerator machine with JAX alone): the benches then compare tfcompat with the
+    hand-written JAX twin only."""
+    try:
+        import tensorflow as tf
+    except ImportError:
+        print("(TensorFlow is not installed here: its rows are left out)")
+        return None
 
     tf.compat.v1.disable_eager_execution()
     tf.compat.v1.disable_v2_behavior()
@@ -94,7 +106,11 @@ def interleaved_rates(rounds: dict, repeats: int, steps: int) -> dict:
 def compare_interleaved(title, tf_modules, build, twin, warmup, steps, rounds=5):
     """Runs ``build`` under each of ``tf_modules`` (name -> module) and the hand-written
     ``twin`` (name, first-step s, ``run(steps)``) in turns; reports median steps/s."""
-    runners = {name: GraphRunner(module, build, warmup) for name, module in tf_modules.items()}
+    runners = {
+        name: GraphRunner(module, build, warmup)
+        for name, module in tf_modules.items()
+        if module is not None
+    }
     twin_name, twin_first, twin_run = twin
     rounds_of = {name: runner.run for name, runner in runners.items()}
     rates = interleaved_rates({**rounds_of, twin_name: twin_run}, rounds, max(steps // rounds, 1))

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from bench.harness import compare_interleaved, run_graph_program, tensorflow_v1
+from bench.harness import compare_interleaved, run_graph_program, tensorflow_v1, with_tensorflow
 
 SIZES = (784, 512, 512, 10)
 
@@ -93,7 +93,7 @@ def main():
         n = steps if batch <= 32 else max(steps // 4, 5)
         compare_interleaved(
             f"MLP 784-512-512-10 forward, batch {batch}",
-            {"tfcompat": tfcompat, "TensorFlow 2.21": tf1},
+            with_tensorflow({"tfcompat": tfcompat}, "TensorFlow 2.21", tf1),
             build,
             ("JAX (hand-written)", *jax_mlp(batches, 5)),
             5,
@@ -102,16 +102,17 @@ def main():
 
     n = 500 if args.quick else 5000
     overhead = {}
-    for name, module in (("tfcompat", tfcompat), ("TensorFlow 2.21", tf1)):
+    for name, module in with_tensorflow({"tfcompat": tfcompat}, "TensorFlow 2.21", tf1).items():
         _, rate = run_graph_program(module, tiny_program, 100, n)
         overhead[name] = 1e6 / rate
     print("\n== Session.run overhead on a tiny cached graph (x + v, 4 floats)")
     for name, us in overhead.items():
         print(f"  {name:22s} {us:8.1f} us/run")
-    print(
-        "  tfcompat / TensorFlow overhead: "
-        f"{overhead['tfcompat'] / overhead['TensorFlow 2.21']:.2f}"
-    )
+    if tf1 is not None:
+        print(
+            "  tfcompat / TensorFlow overhead: "
+            f"{overhead['tfcompat'] / overhead['TensorFlow 2.21']:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -123,7 +123,11 @@ def main():
         f"LSTM LM (dynamic_rnn), vocab {VOCAB}, hidden {HIDDEN}, seq {SEQ}, batch {BATCH}, Adam",
         [
             ("tfcompat", *run_graph_program(tfcompat, build, 3, args.steps)),
-            ("TensorFlow 2.21", *run_graph_program(tf1, build, 3, args.steps)),
+            *(
+                [("TensorFlow 2.21", *run_graph_program(tf1, build, 3, args.steps))]
+                if tf1 is not None
+                else []
+            ),
             ("JAX lax.scan + optax", *lstm_jax(3, args.steps)),
         ],
     )

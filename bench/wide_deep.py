@@ -307,19 +307,18 @@ def main():
     profile = StepProfile()
     ours = GraphRunner(tfcompat, build, args.warmup, train_op_only_too=True)
     warm_compiles = profile.compile_count
-    theirs = GraphRunner(tensorflow_v1(), build, args.warmup, train_op_only_too=True)
+    tf1 = tensorflow_v1()
+    theirs = GraphRunner(tf1, build, args.warmup, train_op_only_too=True) if tf1 else None
     twin_first, twin_run, twin_host_ms, twin_cache = jax_twin(args.buckets, batches, args.warmup)
-    rates = interleaved_rates(
-        {
-            "tfcompat": ours.run,
-            "tensorflow 2.21": theirs.run,
-            "jax twin": twin_run,
-            "tfcompat, train op": lambda n: ours.run(n, train_op_only=True),
-            "tensorflow, train op": lambda n: theirs.run(n, train_op_only=True),
-        },
-        args.rounds,
-        max(args.steps // args.rounds, 1),
-    )
+    rounds = {
+        "tfcompat": ours.run,
+        "jax twin": twin_run,
+        "tfcompat, train op": lambda n: ours.run(n, train_op_only=True),
+    }
+    if theirs is not None:
+        rounds["tensorflow 2.21"] = theirs.run
+        rounds["tensorflow, train op"] = lambda n: theirs.run(n, train_op_only=True)
+    rates = interleaved_rates(rounds, args.rounds, max(args.steps // args.rounds, 1))
     profiled = 20
     profile.reset_times()
     profile.enabled = True
@@ -342,7 +341,7 @@ def main():
         f"{title}, fetching [train_op, loss] every step ({note})",
         [
             ("tfcompat", ours.first, rates["tfcompat"]),
-            ("tensorflow 2.21", theirs.first, rates["tensorflow 2.21"]),
+            *([("tensorflow 2.21", theirs.first, rates["tensorflow 2.21"])] if theirs else []),
             ("jax twin", twin_first, rates["jax twin"]),
         ],
     )
@@ -350,7 +349,7 @@ def main():
         f"{title}, fetching the train op only ({note})",
         [
             ("tfcompat", None, rates["tfcompat, train op"]),
-            ("tensorflow 2.21", None, rates["tensorflow, train op"]),
+            *([("tensorflow 2.21", None, rates["tensorflow, train op"])] if theirs else []),
         ],
     )
 

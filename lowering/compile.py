@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from lowering import buckets, interpreter, regions
+from lowering import buckets, interpreter, regions, transfer
 from lowering import plan as plan_lib
 from lowering import static as static_lib
 from lowering.registry import LOWERINGS, REFERENCE
@@ -123,11 +123,12 @@ class DeviceFunction:
 
     def rejit(self):
         """A fresh jit of the step (also after a setting that changes tracing, such as a
-        larger gradient-stack bucket): state donated, the static-input key static."""
+        larger gradient-stack bucket): state donated, the static-input key and the layout
+        of the packed host inputs static."""
         self.jitted = _jax().jit(
             self._traced,
             donate_argnums=(0,),
-            static_argnums=(4,),
+            static_argnums=(4, 6),
             compiler_options=compiler_options(self.segment),
         )
 
@@ -156,8 +157,10 @@ class DeviceFunction:
 
         return fn
 
-    def _traced(self, state, inputs, counter, entropy=0, static_key=()):
+    def _traced(self, state, inputs, counter, entropy=0, static_key=(), buffers=(), layout=None):
         self.compile_count += 1  # Python runs this only while jax traces
+        if layout is not None:
+            inputs = transfer.unpack(_jax(), inputs, buffers, layout)
         self.traced_signature = _jax().tree.map(
             lambda x: _jax().ShapeDtypeStruct(x.shape, x.dtype), (state, inputs)
         )
@@ -225,9 +228,16 @@ class DeviceFunction:
                 call_inputs = list(inputs)
                 for i in positions:
                     call_inputs[i] = None
+            leaves, buffers, layout = transfer.pack(_jax(), call_inputs)
             try:
                 outputs, new_state = self.jitted(
-                    touched, call_inputs, np.uint32(counter), np.uint32(entropy), static_key
+                    touched,
+                    leaves,
+                    np.uint32(counter),
+                    np.uint32(entropy),
+                    static_key,
+                    buffers,
+                    layout,
                 )
             except Exception as e:
                 # A fed value XLA needs at compile time: retrace with the small integer
