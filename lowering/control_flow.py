@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from lowering import regions
+from lowering import regions, trip_count
 from lowering.registry import LOWERINGS, lowering
 from tfcompat.framework import errors
 
@@ -103,6 +103,7 @@ class _XlaPrimitives:
 
     @staticmethod
     def while_loop(cond_fn, body_fn, init, state, local_values, rop):
+        constant_init = list(init)
         init = _as_arrays(init)
         new_locals = jax.eval_shape(body_fn, init, state, local_values)[2]
         local_values = _fill_missing(local_values, new_locals)
@@ -125,7 +126,22 @@ class _XlaPrimitives:
         def cond(carry):
             return jnp.asarray(cond_fn(*carry)).reshape(())
 
-        return lax.while_loop(cond, body, (init, dict(state), local_values))
+        carry = (init, dict(state), local_values)
+        # Compile-time initial values stay numpy for the analysis (see trip_count.py).
+        counted = trip_count.count(
+            cond,
+            body,
+            ([c if trip_count.is_constant(c) else v for c, v in zip(constant_init, init)],)
+            + carry[1:],
+        )
+        if counted is None:
+            return lax.while_loop(cond, body, carry)
+        n, final_counters = counted
+        out = lax.fori_loop(0, n, lambda _, c: body(c), carry)
+        leaves, treedef = jax.tree.flatten(out)
+        for i, value in final_counters.items():
+            leaves[i] = value
+        return jax.tree.unflatten(treedef, leaves)
 
 
 @lowering("_CondRegion")

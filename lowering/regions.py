@@ -417,6 +417,8 @@ def _unsupported_dataflow(op):
 # End of a jitted step: check flags and stack overflow
 # ---------------------------------------------------------------------------------------------
 INITIAL_STACK_BUCKET = 32
+# Run-locals key of the flag a push past its stack's bucket sets (lowering/stack.py).
+STACK_OVERFLOW_KEY = ("stack_overflow",)
 _CHECK_KINDS = ("assert", "numerics", "kernel")
 
 
@@ -426,8 +428,8 @@ def _failure_flags(local_values):
     for key, value in local_values.items():
         if key[0] in _CHECK_KINDS:
             flags.append(value[0])
-        elif key[0] == "stack":
-            flags.append(value[2])
+        elif key == STACK_OVERFLOW_KEY:
+            flags.append(value)
     return flags
 
 
@@ -450,8 +452,8 @@ def end_step(ctx, state_in):
     for key, value in local_values.items():
         if key[0] in _CHECK_KINDS:
             report[key] = value
-        elif key[0] == "stack":
-            report[key] = value[2]
+        elif key == STACK_OVERFLOW_KEY:
+            report[key] = value
     state[REPORT_KEY] = report
     return state
 
@@ -482,7 +484,7 @@ def check_report(device_function, report) -> bool:
             message_of, error = device_function.report_ops[("kernel_message", op.name)]
             raise error(None, op, message_of(*[np.asarray(d) for d in value[1]]))
         raise errors.InvalidArgumentError(None, op, message)
-    if any(bool(np.asarray(v)) for k, v in report.items() if k[0] == "stack"):
+    if bool(np.asarray(report.get(STACK_OVERFLOW_KEY, False))):
         device_function.stack_bucket *= 2
         device_function.rejit()
         return True

@@ -1,11 +1,13 @@
 """JAX lowering of TF's stacks (``StackV2`` / ``StackPushV2`` / ``StackPopV2``).
 
 A stack lives in the step's run locals (``lowering/regions.py``) under ``("stack", name)``
-as ``(buffer, size, overflowed)``: ``buffer`` holds ``ctx.stack_bucket`` elements, so a
-stack pushed inside a ``lax.while_loop`` has the static shape XLA needs even though the
-trip count is only known at run time. A push past the bucket sets ``overflowed``;
-``compile.DeviceFunction`` then discards the step and reruns it with a doubled bucket
-(one recompilation per doubling). The handle itself is a static Python value.
+as ``(buffer, size)``: ``buffer`` holds ``ctx.stack_bucket`` elements, so a stack pushed
+inside a ``lax.while_loop`` has the static shape XLA needs even though the trip count is
+only known at run time. A push past the bucket sets the step's one overflow flag
+(``regions.STACK_OVERFLOW_KEY``, shared by all stacks: one flag per stack cost a scalar
+kernel per stack and iteration on a GPU); ``compile.DeviceFunction`` then discards the
+step and reruns it with a doubled bucket (one recompilation per doubling). The handle
+itself is a static Python value.
 
 A stack every push of which, in this trace, pushed the same compile-time value (TF's
 gradient of a cond inside a loop pushes ``Shape(x)`` to build the untaken branch's zeros
@@ -60,15 +62,16 @@ def _stack_push(ctx, op, handle, elem):
     _record_static_push(ctx, handle.key, elem)
     elem = jnp.asarray(elem)
     bucket = getattr(ctx, "stack_bucket", regions.INITIAL_STACK_BUCKET)
-    buffer, size, overflowed = local_values.get(handle.key) or (
+    buffer, size = local_values.get(handle.key) or (
         jnp.zeros((bucket,) + elem.shape, elem.dtype),
         jnp.asarray(0, jnp.int32),
-        jnp.asarray(False),
     )
     # Past the bucket the last slot is overwritten; the step is rerun with a bigger one.
     slot = jnp.minimum(size, bucket - 1)
     buffer = lax.dynamic_update_index_in_dim(buffer, elem.astype(buffer.dtype), slot, 0)
-    local_values[handle.key] = (buffer, size + 1, overflowed | (size >= bucket))
+    local_values[handle.key] = (buffer, size + 1)
+    overflowed = local_values.get(regions.STACK_OVERFLOW_KEY, jnp.asarray(False))
+    local_values[regions.STACK_OVERFLOW_KEY] = overflowed | (size >= bucket)
     return elem
 
 
@@ -79,10 +82,10 @@ def _stack_pop(ctx, op, handle):
         raise errors.InternalError(
             None, op, f"StackPopV2 {op.name}: nothing was pushed on stack {handle.key[1]}"
         )
-    buffer, size, overflowed = local_values[handle.key]
+    buffer, size = local_values[handle.key]
     size = size - 1
     value = lax.dynamic_index_in_dim(buffer, jnp.maximum(size, 0), 0, keepdims=False)
-    local_values[handle.key] = (buffer, size, overflowed)
+    local_values[handle.key] = (buffer, size)
     static = regions.static_pushes(ctx).get(handle.key, _VARIES)
     return value if static is _VARIES else static.copy()
 
