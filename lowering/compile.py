@@ -105,7 +105,10 @@ class DeviceFunction:
     def __init__(self, segment: plan_lib.Segment):
         self.segment = segment
         self.compile_count = 0
-        self.traced_signature = None  # (state, inputs) shapes/dtypes of the latest trace
+        # (state, inputs) shapes/dtypes of the latest trace, and its compile-time inputs
+        # (the static key): what ``lowering.inspect`` lowers an executable's step with.
+        self.traced_signature = None
+        self.traced_static_key = ()
         # Control flow (lowering/regions.py): the size of gradient stacks, and the ops
         # behind the check flags a step reports.
         self.stack_bucket = regions.INITIAL_STACK_BUCKET
@@ -161,6 +164,7 @@ class DeviceFunction:
         self.compile_count += 1  # Python runs this only while jax traces
         if layout is not None:
             inputs = transfer.unpack(_jax(), inputs, buffers, layout)
+        self.traced_static_key = static_key
         self.traced_signature = _jax().tree.map(
             lambda x: _jax().ShapeDtypeStruct(x.shape, x.dtype), (state, inputs)
         )

@@ -251,8 +251,10 @@ def _variable_structs(ops, notes, known=None):
 # ---------------------------------------------------------------------------------------------
 # Lowering one device segment
 # ---------------------------------------------------------------------------------------------
-def lower_device_segment(segment, state: dict, inputs: list) -> DeviceLowering:
-    """Traces, lowers and compiles ``segment`` for abstract ``state`` and ``inputs``.
+def lower_device_segment(segment, state: dict, inputs: list, static_key=()) -> DeviceLowering:
+    """Traces, lowers and compiles ``segment`` for abstract ``state`` and ``inputs``
+    (``static_key``: the compile-time inputs an executable's step was specialised on,
+    ``DeviceFunction.traced_static_key``).
 
     Uses a fresh ``jax.jit`` of the segment's pure function (with the Session's donation), so
     an executable's own jit cache and compile counter are left alone.
@@ -260,11 +262,12 @@ def lower_device_segment(segment, state: dict, inputs: list) -> DeviceLowering:
     jax = _jax()
     fn = compile_lib.DeviceFunction(segment).pure_function()
     fn.__name__ = "device_segment"
-    counter = jax.ShapeDtypeStruct((), np.uint32)
-    jaxpr = jax.make_jaxpr(fn)(state, inputs, counter)
+    seed = jax.ShapeDtypeStruct((), np.uint32)
+    args = (state, inputs, seed, seed, static_key)
+    jaxpr = jax.make_jaxpr(fn, static_argnums=(4,))(*args)
     options = compile_lib.compiler_options(segment)
-    lowered = jax.jit(fn, donate_argnums=(0,), compiler_options=options).lower(
-        state, inputs, counter
+    lowered = jax.jit(fn, donate_argnums=(0,), static_argnums=(4,), compiler_options=options).lower(
+        *args
     )
     compiled = lowered.compile()
     optimized = strip_debug_tables(compiled.as_text())
@@ -279,17 +282,21 @@ def lower_device_segment(segment, state: dict, inputs: list) -> DeviceLowering:
     )
 
 
-def _segment_outputs(segment, state, inputs):
+def _segment_outputs(segment, state, inputs, static_key=()):
     """Abstract values of a device segment's outputs (by tracing, without compiling)."""
     jax = _jax()
     fn = compile_lib.DeviceFunction(segment).pure_function()
-    outputs, _ = jax.eval_shape(fn, state, inputs, jax.ShapeDtypeStruct((), np.uint32))
+    seed = jax.ShapeDtypeStruct((), np.uint32)
+    outputs, _ = jax.eval_shape(
+        lambda s, i, c, e: fn(s, i, c, e, static_key), state, inputs, seed, seed
+    )
     return dict(zip(segment.outputs, outputs))
 
 
 def _lower_plan(plan, feeds: dict, notes, known_state=None, signatures=None):
     """Lowers every device segment of ``plan``. ``feeds`` maps fed Tensors to structs;
-    ``signatures`` (segment id -> (state, inputs)) overrides shapes with recorded ones."""
+    ``signatures`` (segment id -> (state, inputs, static key)) overrides shapes with
+    recorded ones."""
     signatures = signatures or {}
     env = dict(feeds)
     lowerings = []
@@ -297,13 +304,14 @@ def _lower_plan(plan, feeds: dict, notes, known_state=None, signatures=None):
         if segment.kind == "host":
             env.update((t, _static_struct(t, notes)) for t in segment.outputs)
             continue
+        static_key = ()
         if id(segment) in signatures:
-            state, inputs = signatures[id(segment)]
+            state, inputs, static_key = signatures[id(segment)]
         else:
             state = _variable_structs(segment.ops, notes, known_state)
             inputs = [env[t] if t in env else _static_struct(t, notes) for t in segment.inputs]
-        lowerings.append(lower_device_segment(segment, state, inputs))
-        env.update(_segment_outputs(segment, state, inputs))
+        lowerings.append(lower_device_segment(segment, state, inputs, static_key))
+        env.update(_segment_outputs(segment, state, inputs, static_key))
     return lowerings
 
 
@@ -463,7 +471,7 @@ def inspect_executable(executable, feed_shapes=None) -> Report:
     for segment in plan.device_segments:
         function = executable.device_functions.get(id(segment))
         if function is not None and function.traced_signature is not None:
-            signatures[id(segment)] = function.traced_signature
+            signatures[id(segment)] = (*function.traced_signature, function.traced_static_key)
     feeds = {}
     for tensor in plan.feeds:
         shape = _shape_for(feed_shapes or {}, tensor)

@@ -115,6 +115,19 @@ def test_inspect_executable_uses_the_traced_shapes():
     assert executable.compile_count == compiles_before  # inspecting does not recompile it
 
 
+def test_inspect_executable_of_a_step_specialised_on_fed_values():
+    # tf.range(n) with n fed: the step is compiled for n's value (lowering/static.py), and
+    # inspecting the executable lowers it for that value too.
+    n = tf.placeholder(tf.int32, [], name="n")
+    x = tf.placeholder(tf.float32, [None], name="x")
+    y = tf.reduce_sum(tf.cast(tf.range(n), tf.float32) * x[:1])
+    metadata = tf.RunMetadata()
+    with tf.Session() as sess:
+        assert sess.run(y, {n: 5, x: np.ones(3, np.float32)}, run_metadata=metadata) == 10.0
+    report = inspect_lib.inspect_executable(metadata.executable)
+    assert "f32[5]" in report.jaxpr
+
+
 def test_unknown_fetch_is_a_clear_error():
     _linear_model()
     with pytest.raises(inspect_lib.InspectError, match="Fetch 'nope' is not in the graph"):
