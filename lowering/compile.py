@@ -131,7 +131,7 @@ class DeviceFunction:
         self.jitted = _jax().jit(
             self._traced,
             donate_argnums=(0,),
-            static_argnums=(4, 6),
+            static_argnums=(2, 4),
             compiler_options=compiler_options(self.segment),
         )
 
@@ -160,10 +160,12 @@ class DeviceFunction:
 
         return fn
 
-    def _traced(self, state, inputs, counter, entropy=0, static_key=(), buffers=(), layout=None):
+    def _traced(self, state, args, static_key, buffer, layout):
+        """``args``: (inputs, counter, entropy), as ``transfer.pack`` left them."""
         self.compile_count += 1  # Python runs this only while jax traces
         if layout is not None:
-            inputs = transfer.unpack(_jax(), inputs, buffers, layout)
+            args = transfer.unpack(_jax(), args, buffer, layout)
+        inputs, counter, entropy = args
         self.traced_static_key = static_key
         self.traced_signature = _jax().tree.map(
             lambda x: _jax().ShapeDtypeStruct(x.shape, x.dtype), (state, inputs)
@@ -232,17 +234,11 @@ class DeviceFunction:
                 call_inputs = list(inputs)
                 for i in positions:
                     call_inputs[i] = None
-            leaves, buffers, layout = transfer.pack(_jax(), call_inputs)
+            # The small host inputs and the run seed cross in one transfer.
+            args = (call_inputs, np.array(counter, np.uint32), np.array(entropy, np.uint32))
+            leaves, buffer, layout = transfer.pack(_jax(), args)
             try:
-                outputs, new_state = self.jitted(
-                    touched,
-                    leaves,
-                    np.uint32(counter),
-                    np.uint32(entropy),
-                    static_key,
-                    buffers,
-                    layout,
-                )
+                outputs, new_state = self.jitted(touched, leaves, static_key, buffer, layout)
             except Exception as e:
                 # A fed value XLA needs at compile time: retrace with the small integer
                 # inputs it comes from as constants (then per distinct value, by jit's

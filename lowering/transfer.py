@@ -1,15 +1,18 @@
-"""Host inputs of a device step packed into one buffer per dtype, so that they cross to the
-device in a few transfers instead of one each.
+"""Host inputs of a device step packed into one byte buffer, so that they cross to the
+device in one transfer instead of one each.
 
 A feature-column step takes hundreds of small host arrays (ids, segment ids, masks and
-distinct rows of every column: 284 in the wide & deep bench). Each jit argument is its own
-host-to-device copy, with a fixed cost per copy that dominates on a GPU (on an H100
-machine of ours, ~35 us each: ~10 ms a step, more than the step's kernels). Packed, the
-step receives one flat buffer per dtype and slices its arrays out of it: the slices are
-static, so XLA folds them into their consumers and the device program is unchanged.
+distinct rows of every column: 284 in the wide & deep bench), and every step takes the
+run seed (two uint32 scalars). Each jit argument is its own host-to-device copy, with a
+fixed cost per copy that dominates on a GPU (on an H100 machine of ours, ~150 us each:
+the wide & deep step spent ~10 ms a step on them, more than on its kernels, and a tiny
+inference step three copies instead of one). Packed, the step receives one ``uint8``
+buffer and reinterprets its slices as the arrays (``bitcast_convert_type``): the slices
+are static, so XLA folds them into their consumers.
 
-``pack`` runs on the host each call; its layout (which leaves, their dtypes and shapes) is
-a static argument of the jitted step, so a new layout compiles once like a new shape did.
+``pack`` runs on the host each call (on accelerators; see ``PACK_ON_CPU``); its layout
+(which leaves, their dtypes, shapes and offsets) is a static argument of the jitted step,
+so a new layout compiles once like a new shape did.
 """
 
 from __future__ import annotations
@@ -20,14 +23,17 @@ import numpy as np
 
 # Larger arrays travel alone: packing would copy them once more on the host for nothing.
 PACK_MAX_BYTES = 1 << 16
+# On the CPU backend an argument is not copied (XLA:CPU reads the numpy buffer): packing
+# only costs there (+6 us a run for a tiny step's three inputs), so it is off unless set.
+PACK_ON_CPU = False
 
 
 class Layout(NamedTuple):
-    """Where each packed leaf lives: the inputs' tree structure, and per dtype the leaf
-    positions and shapes of the arrays its buffer holds (in buffer order)."""
+    """Where each packed leaf lives: the inputs' tree structure and, per packed leaf, its
+    position among the leaves, dtype, shape and byte offset in the buffer."""
 
     treedef: object
-    groups: tuple  # ((dtype str, ((leaf index, shape), ...)), ...)
+    entries: tuple  # ((leaf index, dtype str, shape, offset), ...)
 
 
 def _packable(leaf) -> bool:
@@ -40,34 +46,38 @@ def _packable(leaf) -> bool:
 
 
 def pack(jax, inputs) -> tuple:
-    """``(leaves, buffers, layout)``: ``inputs``' leaves with the small numpy arrays taken
-    out (None in their place) and packed into ``buffers``, one per dtype; ``layout`` is
-    None when fewer than two arrays would share a buffer (nothing gained)."""
+    """``(leaves, buffer, layout)``: ``inputs``' leaves with the small numpy arrays taken
+    out (None in their place) and their bytes packed into ``buffer``; ``(inputs, None,
+    None)`` when fewer than two arrays qualify (nothing gained)."""
+    if not PACK_ON_CPU and jax.default_backend() == "cpu":
+        return inputs, None, None
     leaves, treedef = jax.tree.flatten(inputs)
-    by_dtype: dict = {}
-    for i, leaf in enumerate(leaves):
-        if _packable(leaf):
-            by_dtype.setdefault(leaf.dtype.str, []).append(i)
-    groups = [(dtype, positions) for dtype, positions in by_dtype.items() if len(positions) > 1]
-    if not groups:
-        return inputs, [], None
+    positions = [i for i, leaf in enumerate(leaves) if _packable(leaf)]
+    if len(positions) < 2:
+        return inputs, None, None
     leaves = list(leaves)
-    buffers, layout = [], []
-    for dtype, positions in groups:
-        buffers.append(np.concatenate([leaves[i].reshape(-1) for i in positions]))
-        layout.append((dtype, tuple((i, leaves[i].shape) for i in positions)))
-        for i in positions:
-            leaves[i] = None
-    return leaves, buffers, Layout(treedef, tuple(layout))
+    chunks, entries, offset = [], [], 0
+    for i in positions:
+        leaf = leaves[i]
+        chunks.append(np.ascontiguousarray(leaf).reshape(-1).view(np.uint8))
+        entries.append((i, leaf.dtype.str, leaf.shape, offset))
+        offset += leaf.nbytes
+        leaves[i] = None
+    return leaves, np.concatenate(chunks), Layout(treedef, tuple(entries))
 
 
-def unpack(jax, leaves, buffers, layout: Layout):
-    """The inputs ``pack`` took apart, the packed arrays sliced out of their buffers."""
+def unpack(jax, leaves, buffer, layout: Layout):
+    """The inputs ``pack`` took apart, the packed arrays reinterpreted from ``buffer``."""
     leaves = list(leaves)
-    for buffer, (_, entries) in zip(buffers, layout.groups):
-        offset = 0
-        for i, shape in entries:
-            size = int(np.prod(shape, dtype=np.int64))
-            leaves[i] = buffer[offset : offset + size].reshape(shape)
-            offset += size
+    for i, dtype, shape, offset in layout.entries:
+        dtype = np.dtype(dtype)
+        size = int(np.prod(shape, dtype=np.int64))
+        data = buffer[offset : offset + size * dtype.itemsize]
+        if dtype == np.bool_:
+            value = data != 0
+        elif dtype.itemsize == 1:
+            value = jax.lax.bitcast_convert_type(data, dtype)
+        else:
+            value = jax.lax.bitcast_convert_type(data.reshape(size, dtype.itemsize), dtype)
+        leaves[i] = value.reshape(shape)
     return jax.tree.unflatten(layout.treedef, leaves)

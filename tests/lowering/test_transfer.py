@@ -1,9 +1,10 @@
-"""Host inputs packed per dtype for one transfer (lowering/transfer.py): the round trip is
-exact for every dtype and shape, large and object arrays travel alone, and a step fed many
-small arrays computes what the numpy kernels do, compiling once per layout."""
+"""Host inputs packed into one byte buffer for one transfer (lowering/transfer.py): the
+round trip is exact for every dtype and shape, large and object arrays travel alone, and a
+step fed many small arrays computes what the numpy kernels do, compiling once per layout."""
 
 import jax
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -11,7 +12,15 @@ from hypothesis.extra import numpy as hnp
 import tfcompat as tf
 from lowering import transfer
 
-_DTYPES = st.sampled_from([np.float32, np.int64, np.int32, np.bool_, np.float64, np.uint8])
+
+@pytest.fixture(autouse=True)
+def _pack_on_cpu(monkeypatch):
+    monkeypatch.setattr(transfer, "PACK_ON_CPU", True)
+
+
+_DTYPES = st.sampled_from(
+    [np.float32, np.int64, np.int32, np.bool_, np.float64, np.uint8, np.int8, np.uint32]
+)
 _ARRAYS = _DTYPES.flatmap(lambda d: hnp.arrays(d, hnp.array_shapes(min_dims=0, max_dims=3)))
 
 
@@ -19,13 +28,14 @@ _ARRAYS = _DTYPES.flatmap(lambda d: hnp.arrays(d, hnp.array_shapes(min_dims=0, m
 @given(st.lists(st.one_of(_ARRAYS, st.none()), min_size=0, max_size=8))
 def test_pack_unpack_round_trip(arrays):
     inputs = [arrays, {"hint": np.int32(3)}]
-    leaves, buffers, layout = transfer.pack(jax, inputs)
+    leaves, buffer, layout = transfer.pack(jax, inputs)
     if layout is None:
-        assert buffers == [] and leaves is inputs
+        assert buffer is None and leaves is inputs
         return
-    assert len(buffers) == len(layout.groups) == len({d for d, _ in layout.groups})
-    assert all(b.ndim == 1 for b in buffers)
-    back = transfer.unpack(jax, leaves, buffers, layout)
+    assert buffer.dtype == np.uint8 and buffer.ndim == 1
+    assert buffer.size == sum(a.nbytes for a in arrays if a is not None and a.size)
+    # under jit too: the step reinterprets the buffer on the device
+    back = jax.jit(lambda b: transfer.unpack(jax, leaves, b, layout))(buffer)
     for got, want in zip(back[0], arrays):
         if want is None:
             assert got is None
@@ -39,11 +49,11 @@ def test_pack_unpack_round_trip(arrays):
 def test_large_and_string_arrays_are_not_packed():
     big = np.zeros(transfer.PACK_MAX_BYTES // 4 + 1, np.float32)
     strings = np.array([b"a", b"b"], dtype=object)
-    small = [np.ones(3, np.float32), np.ones(2, np.float32)]
-    leaves, buffers, layout = transfer.pack(jax, [big, strings, *small])
+    small = [np.ones(3, np.float32), np.ones(2, np.int64)]
+    leaves, buffer, layout = transfer.pack(jax, [big, strings, *small])
     assert leaves[0] is big and leaves[1] is strings and leaves[2] is None
-    assert [b.size for b in buffers] == [5]
-    # one small array of a dtype gains nothing: nothing packed
+    assert buffer.size == 3 * 4 + 2 * 8
+    # one small array gains nothing: nothing packed
     assert transfer.pack(jax, [big, small[0]])[2] is None
 
 
