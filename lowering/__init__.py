@@ -13,6 +13,11 @@ import jax
 # 32 bits. Rules therefore pass explicit dtypes wherever jnp would pick a default.
 jax.config.update("jax_enable_x64", True)
 
+# On a GPU, threefry (every random op's bits) becomes one CUDA kernel instead of an unrolled
+# XLA fusion per op: the same bits, and the wide & deep initializer (29 random ops) compiled
+# in 2.7 s instead of 23 s on an H100. No effect on other backends.
+jax.config.update("jax_threefry_gpu_kernel_lowering", True)
+
 # XLA executables persist across processes, so a second run of the same program starts fast.
 # TFCOMPAT_CACHE_DIR="" turns the cache off.
 _cache_dir = os.environ.get(
