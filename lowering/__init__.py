@@ -61,6 +61,7 @@ FAMILIES = (
     "lrn",
     "data_flow",
     "readers",
+    "csv",
 )
 
 for _family in FAMILIES:

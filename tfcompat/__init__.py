@@ -122,6 +122,8 @@ from tfcompat.ops import legacy_math_api  # noqa: F401 - tf.arg_max, accumulate_
 from tfcompat.util import nest as _nest  # noqa: F401 - tf.nest
 from tfcompat.ops import data_flow_ops  # noqa: F401 - tf.FIFOQueue & co
 from tfcompat.ops import reader_ops  # noqa: F401 - tf.TFRecordReader & co
+from tfcompat.ops import csv_ops  # noqa: F401 - tf.decode_csv
+from tfcompat.ops import file_ops  # noqa: F401 - tf.read_file, tf.train.match_filenames_once
 from tfcompat import saved_model  # noqa: F401 - tf.saved_model
 from tfcompat import platform as _platform  # noqa: F401 - tf.logging, tf.app, tf.flags, tf.gfile
 from tfcompat import summary  # noqa: F401 - tf.summary.FileWriter

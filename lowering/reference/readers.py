@@ -9,6 +9,8 @@ file's records when it opens it, and hands them out one by one with TF's keys.
 from __future__ import annotations
 
 import dataclasses
+import glob
+import os
 import threading
 
 import numpy as np
@@ -63,12 +65,26 @@ class Reader:
         return out
 
 
+def _os_error(op, name, error: OSError):
+    """TF's error class for a failed file operation; its message as TF's POSIX file
+    system words it (``<path>; <strerror>``)."""
+    if isinstance(error, PermissionError):
+        cls = errors.PermissionDeniedError
+    elif isinstance(error, (FileNotFoundError, NotADirectoryError)):
+        cls = errors.NotFoundError
+    elif isinstance(error, IsADirectoryError):
+        cls = errors.FailedPreconditionError
+    else:
+        cls = errors.UnknownError
+    return cls(None, op, f"{name}; {error.strerror}")
+
+
 def _open(op, name):
     try:
         with open(name, "rb") as f:
             return f.read()
     except OSError as e:
-        raise errors.NotFoundError(None, op, f"{name}; {e.strerror}") from None
+        raise _os_error(op, name, e) from None
 
 
 def _tf_records(compression):
@@ -179,3 +195,42 @@ def _num_work_units(ctx, op, handle):
 @reference("ReaderResetV2")
 def _reset(ctx, op, handle):
     _reader(ctx, op, handle).reset()
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole files: ReadFile, WriteFile, MatchingFiles
+# ---------------------------------------------------------------------------------------------
+def _file_name(value) -> str:
+    value = np.asarray(value).reshape(()).item() if np.ndim(value) == 0 else value
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+@reference("ReadFile")
+def _read_file(ctx, op, filename):
+    return np.array(_open(op, _file_name(filename)), dtype=object)
+
+
+@reference("WriteFile")
+def _write_file(ctx, op, filename, contents):
+    name = _file_name(filename)
+    data = np.asarray(contents).reshape(()).item()
+    data = data if isinstance(data, bytes) else str(data).encode()
+    try:
+        directory = os.path.dirname(name)
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        with open(name, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        raise _os_error(op, name, e) from None
+
+
+@reference("MatchingFiles")
+def _matching_files(ctx, op, pattern):
+    names = set()
+    for item in np.asarray(pattern, dtype=object).reshape(-1):
+        # TF's glob matches names starting with '.' too.
+        names.update(glob.glob(_file_name(item), include_hidden=True))
+    out = np.empty(len(names), dtype=object)
+    out[:] = [n.encode() for n in sorted(names)]
+    return out

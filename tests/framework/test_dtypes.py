@@ -111,3 +111,30 @@ def test_proto_names():
     from tensorflow.python.framework import dtypes as tf_dtypes
 
     assert dtypes.QUANTIZED_DTYPES == {tf.as_dtype(d) for d in tf_dtypes.QUANTIZED_DTYPES}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        [np.int64(0)],
+        [np.int64(2**40)],
+        [np.int64(1), 3_000_000_000],
+        [np.float64(1.5)],
+        [[np.float64(1.0)], [2.0]],
+        [np.int32(1), 2.5],
+        [np.float16(1.0)],
+        [np.uint8(1)],
+        [np.uint64(3)],
+        [np.bool_(True)],
+        np.int64(0),
+        np.array([1.5]),
+    ],
+    ids=repr,
+)
+def test_constant_from_numpy_scalars_takes_tf_dtype(value):
+    # In a list, numpy scalars are narrowed as TF narrows Python numbers; alone or as an
+    # array they keep their dtype.
+    with tf1().Graph().as_default():
+        expected = tf1().constant(value).dtype.name
+    with tf.Graph().as_default():
+        assert tf.constant(value).dtype.name == expected

@@ -139,3 +139,50 @@ def test_monitored_session_starts_queue_runners_and_ends_at_out_of_range():
             return out
 
     assert losses(tfcompat) == losses(tf1()) == [45.0, 145.0, 45.0, 145.0]
+
+
+@pytest.mark.parametrize("join", ["batch_join", "shuffle_batch_join"])
+def test_join_batches_hold_every_element_once_and_graph_defs_match_tf(join):
+    # Two input lists, each enqueued by its own thread: the interleaving is the threads'
+    # (as in TF), so the elements are compared as a multiset.
+    def build(tf):
+        lists = []
+        for k in range(2):
+            x, y = tf.train.slice_input_producer(
+                [DATA[k::2], LABELS[k::2]], num_epochs=1, shuffle=False, name=f"producer{k}"
+            )
+            lists.append({"x": x + 100.0 * k, "y": y})
+        if join == "batch_join":
+            batch = tf.train.batch_join(lists, batch_size=3, allow_smaller_final_batch=True)
+        else:
+            batch = tf.train.shuffle_batch_join(
+                lists, batch_size=3, capacity=20, min_after_dequeue=2, seed=3,
+                allow_smaller_final_batch=True,
+            )  # fmt: skip
+        return [batch["x"], batch["y"]]
+
+    results = {}
+    for tf in (tfcompat, tf1()):
+        out, nodes = _run_pipeline(tf, build)
+        xs = np.concatenate([b[0] for b in out])
+        ys = np.concatenate([b[1] for b in out])
+        order = np.argsort(ys)
+        results[tf] = (xs[order], ys[order], nodes, sum(len(b[1]) for b in out))
+    (x0, y0, ours, n0), (x1, y1, theirs, n1) = results.values()
+    assert n0 == n1 == 10
+    np.testing.assert_array_equal(x0, x1)
+    np.testing.assert_array_equal(y0, y1)
+    assert {n: v[:2] for n, v in ours.items()} == {n: v[:2] for n, v in theirs.items()}
+
+
+def test_join_checks_match_tf():
+    for tf in (tfcompat, tf1()):
+        with tf.Graph().as_default():
+            a = [tf.constant(1.0), tf.constant(2)]
+            b = [tf.constant(1.0), tf.constant(2.0)]
+            with pytest.raises(TypeError, match="Expected types to be consistent"):
+                tf.train.batch_join([a, b], batch_size=2)
+            with pytest.raises(ValueError, match="must have the same keys"):
+                tf.train.batch_join([{"a": a[0]}, {"b": b[0]}], batch_size=2)
+            with pytest.raises(ValueError):  # incompatible shapes
+                tf.train.batch_join([[tf.zeros([2])], [tf.zeros([3])]], batch_size=2)

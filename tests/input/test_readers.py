@@ -185,3 +185,68 @@ def test_missing_and_corrupt_files_raise_tf_errors(files, tmp_path):
     theirs = _first_read_error(tf1(), str(corrupt))
     assert ours[0] == theirs[0] == "DataLossError"
     assert str(corrupt) in ours[1]
+
+
+def test_whole_file_ops_and_match_filenames_once_match_tf(tmp_path):
+    for name in ("a1.txt", "a2.txt", "b.txt", ".hidden.txt"):
+        (tmp_path / name).write_text(name)
+
+    def build(tf):
+        pattern = str(tmp_path / "a*")
+        found = tf.train.match_filenames_once(pattern)
+        return [
+            found,
+            tf.matching_files(str(tmp_path / "*.txt")),
+            tf.io.matching_files([pattern, str(tmp_path / "b*")]),
+            tf.matching_files(str(tmp_path / "none*")),
+            tf.read_file(str(tmp_path / "b.txt")),
+        ]
+
+    values = _assert_same(build)
+    assert len(values[0][0]) == 2  # a1, a2: match_filenames_once ran once, at init
+
+
+def test_fetching_an_uninitialized_variable_raises_like_tf(tmp_path):
+    def build(tf):
+        return tf.train.match_filenames_once(str(tmp_path / "*"))
+
+    kind, message = _file_error(tfcompat, build)
+    their_kind, their_message = _file_error(tf1(), build)
+    assert kind == their_kind == "FailedPreconditionError"
+    assert message.split("\n")[0] in their_message
+
+
+def _write_and_read(tf, path):
+    with tf.Graph().as_default():
+        write = tf.io.write_file(path, "contents")
+        with tf.Session() as sess:
+            sess.run(write)
+            return sess.run(tf.read_file(path))
+
+
+@pytest.mark.parametrize("module", ["tfcompat", "tf"])
+def test_write_file_creates_directories_like_tf(tmp_path, module):
+    tf = tfcompat if module == "tfcompat" else tf1()
+    assert _write_and_read(tf, str(tmp_path / "new" / "dir" / "f.txt")) == b"contents"
+
+
+def _file_error(tf, build):
+    with tf.Graph().as_default():
+        op = build(tf)
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.OpError) as raised:
+                sess.run(op)
+    return type(raised.value).__name__, raised.value.message
+
+
+@pytest.mark.parametrize("case", ["read_missing", "write_to_directory"])
+def test_file_op_errors_match_tf(tmp_path, case):
+    def build(tf):
+        if case == "read_missing":
+            return tf.read_file(str(tmp_path / "missing"))
+        return tf.io.write_file(str(tmp_path), "x")
+
+    kind, message = _file_error(tfcompat, build)
+    their_kind, their_message = _file_error(tf1(), build)
+    assert kind == their_kind
+    assert message.split("\n")[0] in their_message

@@ -250,6 +250,13 @@ class BaseSession:
             return None
         value = env[element]
         if isinstance(value, _VarRef):
+            if value.name not in self._state:  # the variable itself fetched before its init
+                raise errors.FailedPreconditionError(
+                    None,
+                    element.op,
+                    f"Attempting to use uninitialized value {value.name}\n\t "
+                    f"[[{{{{node {element.op.name}}}}}]]",
+                )
             value = self._state[value.name]
         if element.dtype.base_dtype == dtypes.string:
             value = np.asarray(value, dtype=object)

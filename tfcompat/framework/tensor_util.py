@@ -40,7 +40,15 @@ def infer_dtype(value) -> dtypes.DType:
         elif isinstance(leaf, (str, bytes)):
             kinds.add("string")
         elif isinstance(leaf, np.generic):
-            kinds.add(dtypes.as_dtype(leaf.dtype).name)
+            # Inside a list TF builds ``np.array(values)`` and then narrows numpy's 64-bit
+            # defaults as for Python numbers: float64 -> float32 always, int64 -> int32 when
+            # the values fit (``[np.int64(0)]`` is int32; a numpy array keeps its dtype).
+            name = dtypes.as_dtype(leaf.dtype).name
+            if name == "float64":
+                name = "float32"
+            elif name == "int64" and _INT32_MIN <= int(leaf) <= _INT32_MAX:
+                name = "int32"
+            kinds.add(name)
         elif isinstance(leaf, numbers.Integral):
             kinds.add("int64" if not _INT32_MIN <= leaf <= _INT32_MAX else "int32")
         elif isinstance(leaf, numbers.Real):

@@ -184,31 +184,81 @@ def _validate_keep_input(keep_input, enqueue_many):
 
 
 def _merge_shapes(shape_list, enqueue_many):
+    """The first shape, once all are checked compatible (as TF, which keeps the first)."""
     shape_list = [tensor_shape.as_shape(s) for s in shape_list]
     if enqueue_many:
         shape_list = [s.with_rank_at_least(1)[1:] for s in shape_list]
+    for shape in shape_list[1:]:
+        shape_list[0].merge_with(shape)
     return shape_list[0].as_list()
 
 
-def _shapes(tensor_list, shapes, enqueue_many):
+def _shapes(tensor_list_list, shapes, enqueue_many):
+    """Per component, the queue's element shape, from every input list (``_join``s have
+    several)."""
     if shapes is None:
-        for t in tensor_list:
-            if t.shape.ndims is None:
-                raise ValueError(f"Cannot infer Tensor's rank: {t}")
-        shapes = [_merge_shapes([t.shape.as_list()], enqueue_many) for t in tensor_list]
+        for tensor_list in tensor_list_list:
+            for t in tensor_list:
+                if t.shape.ndims is None:
+                    raise ValueError(f"Cannot infer Tensor's rank: {t}")
+        shapes = [
+            _merge_shapes([tl[i].shape.as_list() for tl in tensor_list_list], enqueue_many)
+            for i in range(len(tensor_list_list[0]))
+        ]
     return shapes
 
 
-def _dtypes(tensor_list):
-    return [t.dtype for t in tensor_list]
+def _dtypes(tensor_list_list):
+    types = [t.dtype for t in tensor_list_list[0]]
+    for tensor_list in tensor_list_list[1:]:
+        other = [t.dtype for t in tensor_list]
+        if other != types:
+            raise TypeError(
+                "Expected types to be consistent: "
+                f"{', '.join(t.name for t in types)} vs. {', '.join(t.name for t in other)}."
+            )
+    return types
 
 
 def _enqueue(queue, tensor_list, threads, enqueue_many):
+    _enqueue_join(queue, [tensor_list] * threads, enqueue_many)
+
+
+def _enqueue_join(queue, tensor_list_list, enqueue_many):
+    """One enqueue op per input list, all run by one QueueRunner (a thread each)."""
     from tfcompat.train import queue_runner
 
     enqueue_fn = queue.enqueue_many if enqueue_many else queue.enqueue
-    enqueue_ops = [enqueue_fn(tensor_list)] * threads
+    if all(tl is tensor_list_list[0] for tl in tensor_list_list):
+        enqueue_ops = [enqueue_fn(tensor_list_list[0])] * len(tensor_list_list)
+    else:
+        enqueue_ops = [enqueue_fn(tl) for tl in tensor_list_list]
     queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, enqueue_ops))
+
+
+def _as_tensor_list_list(tensors_list):
+    if not tensors_list:
+        raise ValueError("Expected at least one set of tensors")
+    if isinstance(tensors_list[0], dict):
+        expected_keys = set(tensors_list[0].keys())
+        for tensors in tensors_list[1:]:
+            if set(tensors.keys()) != expected_keys:
+                raise ValueError("All dictionaries in tensors_list must have the same keys")
+        return [_as_tensor_list(tensors) for tensors in tensors_list]
+    return tensors_list
+
+
+def _validate_join(tensor_list_list):
+    tensor_list_list = [_validate(tl) for tl in tensor_list_list]
+    if not tensor_list_list:
+        raise ValueError("Expected at least one input in batch_join().")
+    return tensor_list_list
+
+
+def _dequeue(queue, batch_size, allow_smaller_final_batch, name):
+    if allow_smaller_final_batch:
+        return queue.dequeue_up_to(batch_size, name=name)
+    return queue.dequeue_many(batch_size, name=name)
 
 
 def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_many=False,
@@ -219,8 +269,8 @@ def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_
     with name_scope(name, "batch", list(tensor_list) + [keep_input]) as name:
         tensor_list = _validate(tensor_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
-        types = _dtypes(tensor_list)
-        shapes = _shapes(tensor_list, shapes, enqueue_many)
+        types = _dtypes([tensor_list])
+        shapes = _shapes([tensor_list], shapes, enqueue_many)
         queue_class = tf.PaddingFIFOQueue if dynamic_pad else tf.FIFOQueue
         queue = queue_class(capacity=capacity, dtypes=types, shapes=shapes,
                             shared_name=shared_name)  # fmt: skip
@@ -229,10 +279,7 @@ def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_
             f"fraction_of_{capacity}_full",
             tf.cast(queue.size(), dtypes.float32) * (1.0 / capacity),
         )
-        if allow_smaller_final_batch:
-            dequeued = queue.dequeue_up_to(batch_size, name=name)
-        else:
-            dequeued = queue.dequeue_many(batch_size, name=name)
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
         return _as_original_type(tensors, dequeued)
 
 
@@ -272,8 +319,8 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
             )
         tensor_list = _validate(tensor_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
-        types = _dtypes(tensor_list)
-        shapes = _shapes(tensor_list, shapes, enqueue_many)
+        types = _dtypes([tensor_list])
+        shapes = _shapes([tensor_list], shapes, enqueue_many)
         queue = tf.RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue,
                                       seed=seed, dtypes=types, shapes=shapes,
                                       shared_name=shared_name)  # fmt: skip
@@ -284,8 +331,63 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
         tf.summary.scalar(
             f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full", full
         )
-        if allow_smaller_final_batch:
-            dequeued = queue.dequeue_up_to(batch_size, name=name)
-        else:
-            dequeued = queue.dequeue_many(batch_size, name=name)
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
         return _as_original_type(tensors, dequeued)
+
+
+@tf_export("train.batch_join")
+def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None,
+               dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None,
+               name=None):  # fmt: skip
+    """Batches from several lists (or dicts) of tensors of the same structure, one
+    enqueuing thread per list, into one FIFOQueue (PaddingFIFOQueue with ``dynamic_pad``):
+    TF1's recipe for reading several files in parallel."""
+    tf = _tf()
+    tensor_list_list = _as_tensor_list_list(tensors_list)
+    with name_scope(name, "batch_join", [t for tl in tensor_list_list for t in tl]) as name:
+        tensor_list_list = _validate_join(tensor_list_list)
+        _validate_keep_input(True, enqueue_many)
+        types = _dtypes(tensor_list_list)
+        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
+        queue_class = tf.PaddingFIFOQueue if dynamic_pad else tf.FIFOQueue
+        queue = queue_class(capacity=capacity, dtypes=types, shapes=shapes,
+                            shared_name=shared_name)  # fmt: skip
+        _enqueue_join(queue, tensor_list_list, enqueue_many)
+        tf.summary.scalar(
+            f"fraction_of_{capacity}_full",
+            tf.cast(queue.size(), dtypes.float32) * (1.0 / capacity),
+        )
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        return _as_original_type(tensors_list[0], dequeued)
+
+
+@tf_export("train.shuffle_batch_join")
+def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None,
+                       enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
+                       shared_name=None, name=None):  # fmt: skip
+    """``batch_join`` through a RandomShuffleQueue holding at least ``min_after_dequeue``
+    elements."""
+    tf = _tf()
+    tensor_list_list = _as_tensor_list_list(tensors_list)
+    scope_values = [t for tl in tensor_list_list for t in tl]
+    with name_scope(name, "shuffle_batch_join", scope_values) as name:
+        if capacity <= min_after_dequeue:
+            raise ValueError(
+                f"capacity {capacity} must be bigger than min_after_dequeue {min_after_dequeue}."
+            )
+        tensor_list_list = _validate_join(tensor_list_list)
+        _validate_keep_input(True, enqueue_many)
+        types = _dtypes(tensor_list_list)
+        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
+        queue = tf.RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue,
+                                      seed=seed, dtypes=types, shapes=shapes,
+                                      shared_name=shared_name)  # fmt: skip
+        _enqueue_join(queue, tensor_list_list, enqueue_many)
+        full = tf.cast(tf.maximum(0, queue.size() - min_after_dequeue), dtypes.float32) * (
+            1.0 / (capacity - min_after_dequeue)
+        )
+        tf.summary.scalar(
+            f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full", full
+        )
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        return _as_original_type(tensors_list[0], dequeued)
