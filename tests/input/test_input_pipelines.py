@@ -7,38 +7,16 @@ import numpy as np
 import pytest
 
 import tfcompat
-from tests.oracle import graph_def_nodes, tf1
+from tests.input.pipelines import run_pipeline
+from tests.oracle import tf1
 
 DATA = np.arange(20, dtype=np.float32).reshape(10, 2)
 LABELS = np.arange(10, dtype=np.int64)
 
 
-def _run_pipeline(tf, build, max_steps=100):
-    """Builds ``build(tf) -> fetches``, runs the queue runners and fetches until the
-    input ends (OutOfRangeError); returns (fetched values, GraphDef nodes)."""
-    with tf.Graph().as_default() as graph:
-        fetches = build(tf)
-        with tf.Session() as sess:
-            sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
-            coord = tf.train.Coordinator()
-            threads = tf.train.start_queue_runners(sess, coord)
-            out = []
-            try:
-                for _ in range(max_steps):
-                    if coord.should_stop():
-                        break
-                    out.append(sess.run(fetches))
-            except tf.errors.OutOfRangeError:
-                pass
-            finally:
-                coord.request_stop()
-            coord.join(threads, stop_grace_period_secs=10)
-    return out, graph_def_nodes(graph)
-
-
 def _assert_same(build, **kwargs):
-    ours, our_nodes = _run_pipeline(tfcompat, build, **kwargs)
-    theirs, their_nodes = _run_pipeline(tf1(), build, **kwargs)
+    ours, our_nodes = run_pipeline(tfcompat, build, **kwargs)
+    theirs, their_nodes = run_pipeline(tf1(), build, **kwargs)
     assert len(ours) == len(theirs)
     for a, b in zip(ours, theirs):
         for x, y in zip(a, b):
@@ -106,7 +84,7 @@ def test_shuffle_batch_gives_every_element_once_per_epoch():
         return [tf.train.shuffle_batch([x], 4, capacity=12, min_after_dequeue=3, seed=2,
                                        allow_smaller_final_batch=True)]  # fmt: skip
 
-    ours, _ = _run_pipeline(tfcompat, build)
+    ours, _ = run_pipeline(tfcompat, build)
     seen = np.concatenate([v[0] for v in ours])
     assert sorted(seen.tolist()) == sorted(LABELS.tolist() * 2)
     assert seen.tolist() != sorted(seen.tolist())
@@ -163,7 +141,7 @@ def test_join_batches_hold_every_element_once_and_graph_defs_match_tf(join):
 
     results = {}
     for tf in (tfcompat, tf1()):
-        out, nodes = _run_pipeline(tf, build)
+        out, nodes = run_pipeline(tf, build)
         xs = np.concatenate([b[0] for b in out])
         ys = np.concatenate([b[1] for b in out])
         order = np.argsort(ys)

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import tfcompat
-from tests.oracle import graph_def_nodes, tf1
+from tests.input.pipelines import run_pipeline
+from tests.oracle import tf1
 
 
 @pytest.fixture(scope="module")
@@ -43,27 +44,9 @@ def files(tmp_path_factory):
     return paths
 
 
-def _drain(tf, build, max_steps=50):
-    with tf.Graph().as_default() as graph:
-        fetches = build(tf)
-        with tf.Session() as sess:
-            sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
-            coord = tf.train.Coordinator()
-            threads = tf.train.start_queue_runners(sess, coord)
-            out = []
-            try:
-                for _ in range(max_steps):
-                    out.append(sess.run(fetches))
-            except tf.errors.OutOfRangeError:
-                pass
-            coord.request_stop()
-            coord.join(threads, stop_grace_period_secs=10)
-    return out, graph_def_nodes(graph)
-
-
 def _assert_same(build):
-    ours, our_nodes = _drain(tfcompat, build)
-    theirs, their_nodes = _drain(tf1(), build)
+    ours, our_nodes = run_pipeline(tfcompat, build, max_steps=50)
+    theirs, their_nodes = run_pipeline(tf1(), build, max_steps=50)
     assert len(ours) == len(theirs) > 0
     for a, b in zip(ours, theirs):
         for x, y in zip(a, b):
