@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowering.reference.strings import _parse_float, _parse_integer
+from lowering.reference.strings import parse_float, parse_integer
 from lowering.registry import reference
 from tfcompat.framework import errors
 
@@ -89,9 +89,9 @@ def _convert(op, dtype, text: bytes, column: int, record: int):
     if dtype.kind == "O":
         return text
     value = (
-        _parse_float(text.strip(_SPACE))
+        parse_float(text.strip(_SPACE))
         if dtype.kind == "f"
-        else _parse_integer(text.strip(_SPACE), dtype)
+        else parse_integer(text.strip(_SPACE), dtype)
     )
     if value is None:
         raise _error(

@@ -426,8 +426,9 @@ _INT_RANGES = {
 }
 
 
-def _parse_float(text: bytes):
-    """The value of ``text`` as C's strtod reads a whole string, or None."""
+def parse_float(text: bytes):
+    """The value of ``text`` as C's strtod reads a whole string (no surrounding
+    whitespace), or None: TF's ``safe_strtof`` / ``safe_strtod``, shared with DecodeCSV."""
     if _DECIMAL.fullmatch(text):
         return float(text)
     special = _SPECIAL.fullmatch(text)
@@ -441,7 +442,9 @@ def _parse_float(text: bytes):
     return None
 
 
-def _parse_integer(text: bytes, dtype):
+def parse_integer(text: bytes, dtype):
+    """The value of ``text`` as TF's ``safe_strto32`` / ``safe_strto64`` read it (no
+    surrounding whitespace), or None when it is not one or is out of ``dtype``'s range."""
     if not _INTEGER.fullmatch(text):
         return None
     value = int(text)
@@ -458,7 +461,7 @@ def _string_to_number(ctx, op, strings):
     can differ in the last bit for about one decimal string in 2**29)."""
     strings = _strings(strings)
     dtype = np.dtype(op.attrs["out_type"].as_numpy_dtype)
-    parse = _parse_float if dtype.kind == "f" else (lambda t: _parse_integer(t, dtype))
+    parse = parse_float if dtype.kind == "f" else (lambda t: parse_integer(t, dtype))
     flat = strings.reshape(-1)
     values = []
     for item in flat:
