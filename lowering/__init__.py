@@ -62,6 +62,7 @@ FAMILIES = (
     "data_flow",
     "readers",
     "csv",
+    "sparse_map",
 )
 
 for _family in FAMILIES:

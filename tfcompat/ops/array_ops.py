@@ -383,7 +383,10 @@ def reshape(tensor, shape, name=None):  # noqa: A002
 
 def _expand_dims_shape(op):
     dims = _dims(op.inputs[0].shape)
-    axis = _static_int(op.inputs[1])
+    axis = _static_ints(op.inputs[1])  # a scalar, or a vector of one value (as TF takes)
+    if axis is not None and len(axis) != 1:
+        raise ValueError("'dim' input must be a tensor with a single value")
+    axis = None if axis is None else axis[0]
     if dims is None:
         return [unknown_shape()]
     if axis is None:

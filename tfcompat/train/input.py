@@ -4,8 +4,10 @@ them: an input queue filled by a ``QueueRunner``, epochs counted by ``limit_epoc
 ``CountUpTo``, a batching queue with its "fraction full" summary, and a dequeue that the
 training step reads.
 
-SparseTensors in a batch (TF stores them in a SparseTensorsMap) and ``keep_input`` other
-than True are not supported; both raise a clear error.
+SparseTensors travel through a batch queue as TF's do: stored in a SparseTensorsMap
+(``ops/sparse_map_ops.py``), their int64 handles enqueued, the dequeued handles taken back
+out as one batched SparseTensor. ``keep_input`` other than True is not supported (a clear
+error).
 """
 
 from __future__ import annotations
@@ -158,12 +160,7 @@ def _as_original_type(original_tensors, tensor_list):
 
 
 def _validate(tensor_list):
-    if any(isinstance(t, SparseTensor) for t in tensor_list):
-        raise NotImplementedError(
-            "tfcompat's batch queues take dense tensors only (TF keeps SparseTensors in a "
-            "SparseTensorsMap, which tfcompat does not have)"
-        )
-    tensor_list = [convert_to_tensor(t) for t in tensor_list]
+    tensor_list = [t if isinstance(t, SparseTensor) else convert_to_tensor(t) for t in tensor_list]
     if not tensor_list:
         raise ValueError("Expected at least one tensor in batch().")
     return tensor_list
@@ -181,6 +178,110 @@ def _validate_keep_input(keep_input, enqueue_many):
     if keep_input.shape.ndims != 0 or value is None or not bool(value):
         raise NotImplementedError("tfcompat's batch queues take keep_input=True only")
     return keep_input
+
+
+class _SparseMetaData:
+    """Whether a batched component was a SparseTensor, the map op storing it and the rank
+    of one element."""
+
+    def __init__(self, sparse, map_op, rank):
+        self.sparse, self.map_op, self.rank = sparse, map_op, rank
+
+    def __eq__(self, other):
+        if self.sparse != other.sparse:
+            return False
+        if not self.sparse:
+            return True
+        return self.map_op.name == other.map_op.name and (
+            self.rank is None or other.rank is None or self.rank == other.rank
+        )
+
+    def merge_with(self, other):
+        if self.sparse and self.rank is None:
+            self.rank = other.rank
+        return self
+
+    def __repr__(self):
+        return f"_SparseMetaData(sparse={self.sparse}, rank={self.rank})"
+
+
+def _store_sparse_tensors(tensor_list, enqueue_many, shared_map_ops=None):
+    """Each SparseTensor of ``tensor_list`` replaced by its handle (a [1] vector per element,
+    as TF enqueues it); with ``shared_map_ops`` (a join's first list's), stored in those
+    maps."""
+    from tfcompat.ops import array_ops, sparse_map_ops
+
+    shared_map_ops = shared_map_ops or [None] * len(tensor_list)
+    stored = []
+    for t, map_op in zip(tensor_list, shared_map_ops):
+        if isinstance(t, SparseTensor):
+            store = (
+                sparse_map_ops.add_many_sparse_to_tensors_map
+                if enqueue_many
+                else sparse_map_ops.add_sparse_to_tensors_map
+            )
+            t = store(t, shared_name=map_op.name if map_op is not None else None)
+        stored.append(t)
+    info = []
+    for t, handle, map_op in zip(tensor_list, stored, shared_map_ops):
+        if not isinstance(t, SparseTensor):
+            info.append(_SparseMetaData(False, None, None))
+            continue
+        rank = t.dense_shape.shape.with_rank(1).dims[0].value
+        if enqueue_many and rank is not None:
+            rank -= 1
+        info.append(_SparseMetaData(True, map_op or handle.op, rank))
+    stored = [array_ops.expand_dims(s, [-1]) if i.sparse else s for s, i in zip(stored, info)]
+    return stored, info
+
+
+def _store_sparse_tensors_join(tensor_list_list, enqueue_many):
+    stored_first, info = _store_sparse_tensors(tensor_list_list[0], enqueue_many)
+    stored_list_list = [stored_first]
+    for tensor_list in tensor_list_list[1:]:
+        stored, candidate = _store_sparse_tensors(
+            tensor_list, enqueue_many, [i.map_op for i in info]
+        )
+        if info != candidate:
+            raise ValueError(
+                f"Inconsistent SparseTensors list: {tensor_list_list[0]} vs. {tensor_list}"
+            )
+        info = [a.merge_with(b) for a, b in zip(info, candidate)]
+        stored_list_list.append(stored)
+    return stored_list_list, info
+
+
+def _restore_sparse_tensors(stored_list, sparse_info_list):
+    """The dequeued components with SparseTensors taken back out of their maps; then every
+    component (each part of a SparseTensor too) passes through ``with_dependencies`` on
+    all of them, as in TF."""
+    from tfcompat.ops import array_ops, control_flow_ops, sparse_map_ops
+
+    sequence = isinstance(stored_list, (list, tuple))
+    stored_list = list(stored_list) if sequence else [stored_list]
+    tensors = [
+        sparse_map_ops.take_many_sparse_from_tensors_map(
+            info.map_op,
+            array_ops.squeeze(s, [1]),
+            rank=None if info.rank is None else info.rank + 1,
+        )
+        if info.sparse
+        else s
+        for s, info in zip(stored_list, sparse_info_list)
+    ]
+    if any(isinstance(t, SparseTensor) for t in tensors):
+        values = [t.values if isinstance(t, SparseTensor) else t for t in tensors]
+
+        def guarded(t):
+            return control_flow_ops.with_dependencies(values, t)
+
+        tensors = [
+            SparseTensor(guarded(t.indices), guarded(t.values), guarded(t.dense_shape))
+            if isinstance(t, SparseTensor)
+            else guarded(t)
+            for t in tensors
+        ]
+    return tensors if sequence else tensors[0]
 
 
 def _merge_shapes(shape_list, enqueue_many):
@@ -269,6 +370,7 @@ def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_
     with name_scope(name, "batch", list(tensor_list) + [keep_input]) as name:
         tensor_list = _validate(tensor_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list, sparse_info = _store_sparse_tensors(tensor_list, enqueue_many)
         types = _dtypes([tensor_list])
         shapes = _shapes([tensor_list], shapes, enqueue_many)
         queue_class = tf.PaddingFIFOQueue if dynamic_pad else tf.FIFOQueue
@@ -280,6 +382,7 @@ def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_
             tf.cast(queue.size(), dtypes.float32) * (1.0 / capacity),
         )
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors, dequeued)
 
 
@@ -319,6 +422,7 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
             )
         tensor_list = _validate(tensor_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list, sparse_info = _store_sparse_tensors(tensor_list, enqueue_many)
         types = _dtypes([tensor_list])
         shapes = _shapes([tensor_list], shapes, enqueue_many)
         queue = tf.RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue,
@@ -332,6 +436,7 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
             f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full", full
         )
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors, dequeued)
 
 
@@ -347,6 +452,7 @@ def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes
     with name_scope(name, "batch_join", [t for tl in tensor_list_list for t in tl]) as name:
         tensor_list_list = _validate_join(tensor_list_list)
         _validate_keep_input(True, enqueue_many)
+        tensor_list_list, sparse_info = _store_sparse_tensors_join(tensor_list_list, enqueue_many)
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
         queue_class = tf.PaddingFIFOQueue if dynamic_pad else tf.FIFOQueue
@@ -358,6 +464,7 @@ def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes
             tf.cast(queue.size(), dtypes.float32) * (1.0 / capacity),
         )
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors_list[0], dequeued)
 
 
@@ -377,6 +484,7 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
             )
         tensor_list_list = _validate_join(tensor_list_list)
         _validate_keep_input(True, enqueue_many)
+        tensor_list_list, sparse_info = _store_sparse_tensors_join(tensor_list_list, enqueue_many)
         types = _dtypes(tensor_list_list)
         shapes = _shapes(tensor_list_list, shapes, enqueue_many)
         queue = tf.RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue,
@@ -390,4 +498,5 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
             f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full", full
         )
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors_list[0], dequeued)
