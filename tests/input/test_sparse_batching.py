@@ -1,7 +1,8 @@
-"""SparseTensors through TF1 batch queues, against TF 2.21: VarLenFeatures parsed from
-records one by one and batched (tf.train.batch), a minibatch enqueued whole
-(enqueue_many, AddManySparseToTensorsMap), and batch_join's shared maps: the same batched
-SparseTensors and the same GraphDef (SparseTensorsMap ops, handles, Identity guards)."""
+"""SparseTensors and keep_input through TF1 batch queues, against TF 2.21: VarLenFeatures
+parsed from records one by one and batched (tf.train.batch), a minibatch enqueued whole
+(enqueue_many, AddManySparseToTensorsMap), batch_join's shared maps, and the maybe_*
+batchers (a cond around the enqueue, dynamic_partition for a keep vector): the same
+batches and the same GraphDef."""
 
 import numpy as np
 
@@ -10,6 +11,8 @@ from tests.input.pipelines import run_pipeline
 from tests.oracle import tf1
 
 RECORDS = [[1, 2, 3], [], [4], [5, 6], [7, 8, 9, 10]]
+DATA = np.arange(20, dtype=np.float32).reshape(10, 2)
+LABELS = np.arange(10, dtype=np.int64)
 
 
 def _serialized(tf):
@@ -105,3 +108,55 @@ def test_batch_join_shares_one_sparse_map_like_tf():
     ours, theirs = results.values()
     assert ours == theirs
     assert ours[1] == [6, 3]
+
+
+def test_maybe_batch_keeps_selected_elements_like_tf():
+    # A scalar keep_input: a cond around the enqueue (and around storing a SparseTensor).
+    def build(tf):
+        x, y = tf.train.slice_input_producer([DATA, LABELS], num_epochs=1, shuffle=False)
+        sparse = tf.SparseTensor(
+            indices=tf.constant([[0]], tf.int64),
+            values=tf.reshape(y, [1]),
+            dense_shape=tf.constant([2], tf.int64),
+        )
+        keep = tf.equal(y % 3, 0)
+        bx, by, bs = tf.train.maybe_batch([x, y, sparse], keep, batch_size=2,
+                                          allow_smaller_final_batch=True)  # fmt: skip
+        return [bx, by, bs.indices, bs.values, bs.dense_shape]
+
+    batches = _assert_same(build)
+    assert [b[1].tolist() for b in batches] == [[0, 3], [6, 9]]
+
+
+def test_maybe_batch_with_a_keep_vector_enqueues_selected_rows_like_tf():
+    def build(tf):
+        queue = tf.train.range_input_producer(1, num_epochs=1, shuffle=False)
+        with tf.control_dependencies([queue.dequeue()]):
+            x = tf.identity(tf.constant(DATA))
+        keep = tf.constant([True, False] * 5)
+        sparse = tf.SparseTensor(
+            indices=[[0, 0], [1, 0], [4, 1], [9, 0]], values=[1, 2, 3, 4], dense_shape=[10, 2]
+        )
+        bx, bs = tf.train.maybe_batch([x, sparse], keep, batch_size=4, enqueue_many=True,
+                                      allow_smaller_final_batch=True)  # fmt: skip
+        return [bx, bs.indices, bs.values, bs.dense_shape]
+
+    batches = _assert_same(build)
+    assert [len(b[0]) for b in batches] == [4, 1]
+
+
+def test_maybe_shuffle_batch_graph_def_matches_tf():
+    def build(tf):
+        x, y = tf.train.slice_input_producer([DATA, LABELS], num_epochs=1, shuffle=False)
+        bx, by = tf.train.maybe_shuffle_batch([x, y], 3, capacity=20, min_after_dequeue=1,
+                                              keep_input=y < 5, seed=1,
+                                              allow_smaller_final_batch=True)  # fmt: skip
+        return [by]
+
+    outputs = {}
+    for tf in (tfcompat, tf1()):
+        out, nodes = run_pipeline(tf, build)
+        outputs[tf] = (sorted(np.concatenate([b[0] for b in out]).tolist()), nodes)
+    (ours, our_nodes), (theirs, their_nodes) = outputs.values()
+    assert ours == theirs == [0, 1, 2, 3, 4]
+    assert {n: v[:2] for n, v in our_nodes.items()} == {n: v[:2] for n, v in their_nodes.items()}

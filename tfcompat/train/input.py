@@ -6,15 +6,14 @@ training step reads.
 
 SparseTensors travel through a batch queue as TF's do: stored in a SparseTensorsMap
 (``ops/sparse_map_ops.py``), their int64 handles enqueued, the dequeued handles taken back
-out as one batched SparseTensor. ``keep_input`` other than True is not supported (a clear
-error).
+out as one batched SparseTensor. The ``maybe_*`` batchers enqueue only what ``keep_input``
+selects (a ``cond`` around the enqueue, or ``dynamic_partition`` per row).
 """
 
 from __future__ import annotations
 
 from tfcompat.framework import dtypes, tensor_shape
 from tfcompat.framework.constant_op import constant
-from tfcompat.framework.constant_value import constant_value
 from tfcompat.framework.op_helper import convert_to_tensor
 from tfcompat.framework.scopes import name_scope
 from tfcompat.framework.sparse_tensor import SparseTensor
@@ -174,9 +173,6 @@ def _validate_keep_input(keep_input, enqueue_many):
         raise ValueError("`keep_input` cannot be a vector when `enqueue_many=False`.")
     if keep_input.shape.ndims > 1:
         raise ValueError("`keep_input` must be 0 or 1 dimensions.")
-    value = constant_value(keep_input)
-    if keep_input.shape.ndims != 0 or value is None or not bool(value):
-        raise NotImplementedError("tfcompat's batch queues take keep_input=True only")
     return keep_input
 
 
@@ -205,23 +201,55 @@ class _SparseMetaData:
         return f"_SparseMetaData(sparse={self.sparse}, rank={self.rank})"
 
 
-def _store_sparse_tensors(tensor_list, enqueue_many, shared_map_ops=None):
+_SPARSE_MAP_OPS = ("AddSparseToTensorsMap", "AddManySparseToTensorsMap")
+
+
+def _store_sparse(t, enqueue_many, keep_input, map_op_name):
+    """``t``'s handle(s) in a SparseTensorsMap, stored only where ``keep_input`` holds
+    (TF's ``_maybe_store``: -1 for a dropped element)."""
+    from tfcompat.layers.utils import smart_cond
+    from tfcompat.ops import array_ops, sparse_map_ops, sparse_ops
+
+    if keep_input.shape.ndims == 1:
+        # Per-row keep_input: keep the values of the kept rows, store every row.
+        t = sparse_ops.sparse_retain(t, array_ops.gather(keep_input, t.indices[:, 0]))
+        return sparse_map_ops.add_many_sparse_to_tensors_map(t, shared_name=map_op_name)
+    if enqueue_many:
+        handles = smart_cond(
+            keep_input,
+            lambda: sparse_map_ops.add_many_sparse_to_tensors_map(t, shared_name=map_op_name),
+            lambda: -1 * array_ops.ones(array_ops.shape(t)[0:1], dtypes.int64),
+        )
+        handles.set_shape([None])
+        return handles
+    return smart_cond(
+        keep_input,
+        lambda: sparse_map_ops.add_sparse_to_tensors_map(t, shared_name=map_op_name),
+        lambda: constant(-1, dtypes.int64),
+    )
+
+
+def _map_op_of(stored):
+    """The ``Add*SparseToTensorsMap`` op behind ``stored`` (also through a cond's Merge)."""
+    for t in stored.op.inputs:
+        if t.op.type in _SPARSE_MAP_OPS:
+            return t.op
+    return stored.op
+
+
+def _store_sparse_tensors(tensor_list, enqueue_many, keep_input, shared_map_ops=None):
     """Each SparseTensor of ``tensor_list`` replaced by its handle (a [1] vector per element,
     as TF enqueues it); with ``shared_map_ops`` (a join's first list's), stored in those
     maps."""
-    from tfcompat.ops import array_ops, sparse_map_ops
+    from tfcompat.ops import array_ops
 
     shared_map_ops = shared_map_ops or [None] * len(tensor_list)
-    stored = []
-    for t, map_op in zip(tensor_list, shared_map_ops):
-        if isinstance(t, SparseTensor):
-            store = (
-                sparse_map_ops.add_many_sparse_to_tensors_map
-                if enqueue_many
-                else sparse_map_ops.add_sparse_to_tensors_map
-            )
-            t = store(t, shared_name=map_op.name if map_op is not None else None)
-        stored.append(t)
+    stored = [
+        _store_sparse(t, enqueue_many, keep_input, map_op.name if map_op is not None else None)
+        if isinstance(t, SparseTensor)
+        else t
+        for t, map_op in zip(tensor_list, shared_map_ops)
+    ]
     info = []
     for t, handle, map_op in zip(tensor_list, stored, shared_map_ops):
         if not isinstance(t, SparseTensor):
@@ -230,17 +258,17 @@ def _store_sparse_tensors(tensor_list, enqueue_many, shared_map_ops=None):
         rank = t.dense_shape.shape.with_rank(1).dims[0].value
         if enqueue_many and rank is not None:
             rank -= 1
-        info.append(_SparseMetaData(True, map_op or handle.op, rank))
+        info.append(_SparseMetaData(True, map_op or _map_op_of(handle), rank))
     stored = [array_ops.expand_dims(s, [-1]) if i.sparse else s for s, i in zip(stored, info)]
     return stored, info
 
 
-def _store_sparse_tensors_join(tensor_list_list, enqueue_many):
-    stored_first, info = _store_sparse_tensors(tensor_list_list[0], enqueue_many)
+def _store_sparse_tensors_join(tensor_list_list, enqueue_many, keep_input):
+    stored_first, info = _store_sparse_tensors(tensor_list_list[0], enqueue_many, keep_input)
     stored_list_list = [stored_first]
     for tensor_list in tensor_list_list[1:]:
         stored, candidate = _store_sparse_tensors(
-            tensor_list, enqueue_many, [i.map_op for i in info]
+            tensor_list, enqueue_many, keep_input, [i.map_op for i in info]
         )
         if info != candidate:
             raise ValueError(
@@ -321,19 +349,36 @@ def _dtypes(tensor_list_list):
     return types
 
 
-def _enqueue(queue, tensor_list, threads, enqueue_many):
-    _enqueue_join(queue, [tensor_list] * threads, enqueue_many)
-
-
-def _enqueue_join(queue, tensor_list_list, enqueue_many):
-    """One enqueue op per input list, all run by one QueueRunner (a thread each)."""
-    from tfcompat.train import queue_runner
+def _enqueue_op(queue, tensor_list, enqueue_many, keep_input):
+    """An enqueue of ``tensor_list`` that keeps only what ``keep_input`` selects: the
+    elements where a vector is True (``dynamic_partition``), or all of them when a scalar
+    is True (a ``cond``; a plain enqueue when the scalar is a constant)."""
+    from tfcompat.layers.utils import smart_cond
+    from tfcompat.ops import control_flow_ops
+    from tfcompat.ops.embedding_ops import dynamic_partition
+    from tfcompat.ops.math_ops import cast
 
     enqueue_fn = queue.enqueue_many if enqueue_many else queue.enqueue
-    if all(tl is tensor_list_list[0] for tl in tensor_list_list):
-        enqueue_ops = [enqueue_fn(tensor_list_list[0])] * len(tensor_list_list)
-    else:
-        enqueue_ops = [enqueue_fn(tl) for tl in tensor_list_list]
+    if keep_input.shape.ndims == 1:
+        select = cast(keep_input, dtypes.int32)
+        kept = [dynamic_partition(t, select, num_partitions=2)[1] for t in tensor_list]
+        return enqueue_fn(kept)
+    return smart_cond(keep_input, lambda: enqueue_fn(tensor_list), control_flow_ops.no_op)
+
+
+def _enqueue(queue, tensor_list, threads, enqueue_many, keep_input):
+    """One enqueue op, run by ``threads`` threads of one QueueRunner."""
+    from tfcompat.train import queue_runner
+
+    enqueue_ops = [_enqueue_op(queue, tensor_list, enqueue_many, keep_input)] * threads
+    queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, enqueue_ops))
+
+
+def _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input):
+    """One enqueue op per input list, each run by its own thread of one QueueRunner."""
+    from tfcompat.train import queue_runner
+
+    enqueue_ops = [_enqueue_op(queue, tl, enqueue_many, keep_input) for tl in tensor_list_list]
     queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, enqueue_ops))
 
 
@@ -362,6 +407,34 @@ def _dequeue(queue, batch_size, allow_smaller_final_batch, name):
     return queue.dequeue_many(batch_size, name=name)
 
 
+def _fifo_summary(queue, capacity):
+    tf = _tf()
+    tf.summary.scalar(
+        f"fraction_of_{capacity}_full",
+        tf.cast(queue.size(), dtypes.float32) * (1.0 / capacity),
+    )
+
+
+def _shuffle_summary(queue, capacity, min_after_dequeue):
+    tf = _tf()
+    full = tf.cast(tf.maximum(0, queue.size() - min_after_dequeue), dtypes.float32) * (
+        1.0 / (capacity - min_after_dequeue)
+    )
+    tf.summary.scalar(
+        f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full", full
+    )
+
+
+def _check_shuffle_capacity(capacity, min_after_dequeue):
+    if capacity <= min_after_dequeue:
+        raise ValueError(
+            f"capacity {capacity} must be bigger than min_after_dequeue {min_after_dequeue}."
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# The four batchers, as TF builds them
+# ---------------------------------------------------------------------------------------------
 def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_many=False,
            shapes=None, dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None,
            name=None):  # fmt: skip
@@ -370,74 +443,114 @@ def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_
     with name_scope(name, "batch", list(tensor_list) + [keep_input]) as name:
         tensor_list = _validate(tensor_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
-        tensor_list, sparse_info = _store_sparse_tensors(tensor_list, enqueue_many)
+        tensor_list, sparse_info = _store_sparse_tensors(tensor_list, enqueue_many, keep_input)
         types = _dtypes([tensor_list])
         shapes = _shapes([tensor_list], shapes, enqueue_many)
         queue_class = tf.PaddingFIFOQueue if dynamic_pad else tf.FIFOQueue
         queue = queue_class(capacity=capacity, dtypes=types, shapes=shapes,
                             shared_name=shared_name)  # fmt: skip
-        _enqueue(queue, tensor_list, num_threads, enqueue_many)
-        tf.summary.scalar(
-            f"fraction_of_{capacity}_full",
-            tf.cast(queue.size(), dtypes.float32) * (1.0 / capacity),
-        )
+        _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
+        _fifo_summary(queue, capacity)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
         dequeued = _restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors, dequeued)
 
 
-@tf_export("train.batch")
-def batch(
-    tensors,
-    batch_size,
-    num_threads=1,
-    capacity=32,
-    enqueue_many=False,
-    shapes=None,
-    dynamic_pad=False,
-    allow_smaller_final_batch=False,
-    shared_name=None,
-    name=None,
-):
-    """Batches of ``batch_size`` of ``tensors`` (a list or dict), through a FIFOQueue
-    (a PaddingFIFOQueue with ``dynamic_pad``) that ``num_threads`` queue-runner threads
-    fill."""
-    return _batch(tensors, batch_size, True, num_threads, capacity, enqueue_many, shapes,
-                  dynamic_pad, allow_smaller_final_batch, shared_name, name)  # fmt: skip
+def _batch_join(tensors_list, batch_size, keep_input, capacity=32, enqueue_many=False,
+                shapes=None, dynamic_pad=False, allow_smaller_final_batch=False,
+                shared_name=None, name=None):  # fmt: skip
+    tf = _tf()
+    tensor_list_list = _as_tensor_list_list(tensors_list)
+    scope_values = [t for tl in tensor_list_list for t in tl] + [keep_input]
+    with name_scope(name, "batch_join", scope_values) as name:
+        tensor_list_list = _validate_join(tensor_list_list)
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list_list, sparse_info = _store_sparse_tensors_join(
+            tensor_list_list, enqueue_many, keep_input
+        )
+        types = _dtypes(tensor_list_list)
+        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
+        queue_class = tf.PaddingFIFOQueue if dynamic_pad else tf.FIFOQueue
+        queue = queue_class(capacity=capacity, dtypes=types, shapes=shapes,
+                            shared_name=shared_name)  # fmt: skip
+        _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
+        _fifo_summary(queue, capacity)
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
+        return _as_original_type(tensors_list[0], dequeued)
 
 
-@tf_export("train.shuffle_batch")
-def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None,
-                  enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
-                  shared_name=None, name=None):  # fmt: skip
-    """Batches drawn at random from a RandomShuffleQueue holding at least
-    ``min_after_dequeue`` elements."""
+def _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
+                   num_threads=1, seed=None, enqueue_many=False, shapes=None,
+                   allow_smaller_final_batch=False, shared_name=None, name=None):  # fmt: skip
     tf = _tf()
     tensor_list = _as_tensor_list(tensors)
-    keep_input = True
     with name_scope(name, "shuffle_batch", list(tensor_list) + [keep_input]) as name:
-        if capacity <= min_after_dequeue:
-            raise ValueError(
-                f"capacity {capacity} must be bigger than min_after_dequeue {min_after_dequeue}."
-            )
+        _check_shuffle_capacity(capacity, min_after_dequeue)
         tensor_list = _validate(tensor_list)
         keep_input = _validate_keep_input(keep_input, enqueue_many)
-        tensor_list, sparse_info = _store_sparse_tensors(tensor_list, enqueue_many)
+        tensor_list, sparse_info = _store_sparse_tensors(tensor_list, enqueue_many, keep_input)
         types = _dtypes([tensor_list])
         shapes = _shapes([tensor_list], shapes, enqueue_many)
         queue = tf.RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue,
                                       seed=seed, dtypes=types, shapes=shapes,
                                       shared_name=shared_name)  # fmt: skip
-        _enqueue(queue, tensor_list, num_threads, enqueue_many)
-        full = tf.cast(tf.maximum(0, queue.size() - min_after_dequeue), dtypes.float32) * (
-            1.0 / (capacity - min_after_dequeue)
-        )
-        tf.summary.scalar(
-            f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full", full
-        )
+        _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
+        _shuffle_summary(queue, capacity, min_after_dequeue)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
         dequeued = _restore_sparse_tensors(dequeued, sparse_info)
         return _as_original_type(tensors, dequeued)
+
+
+def _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input,
+                        seed=None, enqueue_many=False, shapes=None,
+                        allow_smaller_final_batch=False, shared_name=None,
+                        name=None):  # fmt: skip
+    tf = _tf()
+    tensor_list_list = _as_tensor_list_list(tensors_list)
+    scope_values = [t for tl in tensor_list_list for t in tl] + [keep_input]
+    with name_scope(name, "shuffle_batch_join", scope_values) as name:
+        _check_shuffle_capacity(capacity, min_after_dequeue)
+        tensor_list_list = _validate_join(tensor_list_list)
+        keep_input = _validate_keep_input(keep_input, enqueue_many)
+        tensor_list_list, sparse_info = _store_sparse_tensors_join(
+            tensor_list_list, enqueue_many, keep_input
+        )
+        types = _dtypes(tensor_list_list)
+        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
+        queue = tf.RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue,
+                                      seed=seed, dtypes=types, shapes=shapes,
+                                      shared_name=shared_name)  # fmt: skip
+        _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
+        _shuffle_summary(queue, capacity, min_after_dequeue)
+        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
+        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
+        return _as_original_type(tensors_list[0], dequeued)
+
+
+# ---------------------------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------------------------
+@tf_export("train.batch")
+def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
+          dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None,
+          name=None):  # fmt: skip
+    """Batches of ``batch_size`` of ``tensors`` (a list or dict; SparseTensors included),
+    through a FIFOQueue (a PaddingFIFOQueue with ``dynamic_pad``) that ``num_threads``
+    queue-runner threads fill."""
+    return _batch(tensors, batch_size, True, num_threads, capacity, enqueue_many, shapes,
+                  dynamic_pad, allow_smaller_final_batch, shared_name, name)  # fmt: skip
+
+
+@tf_export("train.maybe_batch")
+def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32,
+                enqueue_many=False, shapes=None, dynamic_pad=False,
+                allow_smaller_final_batch=False, shared_name=None, name=None):  # fmt: skip
+    """``batch`` of the elements ``keep_input`` selects (a bool scalar, or with
+    ``enqueue_many`` a bool vector, one per row)."""
+    return _batch(tensors, batch_size, keep_input, num_threads, capacity, enqueue_many,
+                  shapes, dynamic_pad, allow_smaller_final_batch, shared_name,
+                  name)  # fmt: skip
 
 
 @tf_export("train.batch_join")
@@ -447,25 +560,41 @@ def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes
     """Batches from several lists (or dicts) of tensors of the same structure, one
     enqueuing thread per list, into one FIFOQueue (PaddingFIFOQueue with ``dynamic_pad``):
     TF1's recipe for reading several files in parallel."""
-    tf = _tf()
-    tensor_list_list = _as_tensor_list_list(tensors_list)
-    with name_scope(name, "batch_join", [t for tl in tensor_list_list for t in tl]) as name:
-        tensor_list_list = _validate_join(tensor_list_list)
-        _validate_keep_input(True, enqueue_many)
-        tensor_list_list, sparse_info = _store_sparse_tensors_join(tensor_list_list, enqueue_many)
-        types = _dtypes(tensor_list_list)
-        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
-        queue_class = tf.PaddingFIFOQueue if dynamic_pad else tf.FIFOQueue
-        queue = queue_class(capacity=capacity, dtypes=types, shapes=shapes,
-                            shared_name=shared_name)  # fmt: skip
-        _enqueue_join(queue, tensor_list_list, enqueue_many)
-        tf.summary.scalar(
-            f"fraction_of_{capacity}_full",
-            tf.cast(queue.size(), dtypes.float32) * (1.0 / capacity),
-        )
-        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
-        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
-        return _as_original_type(tensors_list[0], dequeued)
+    return _batch_join(tensors_list, batch_size, True, capacity, enqueue_many, shapes,
+                       dynamic_pad, allow_smaller_final_batch, shared_name,
+                       name)  # fmt: skip
+
+
+@tf_export("train.maybe_batch_join")
+def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_many=False,
+                     shapes=None, dynamic_pad=False, allow_smaller_final_batch=False,
+                     shared_name=None, name=None):  # fmt: skip
+    """``batch_join`` of the elements ``keep_input`` selects."""
+    return _batch_join(tensors_list, batch_size, keep_input, capacity, enqueue_many, shapes,
+                       dynamic_pad, allow_smaller_final_batch, shared_name,
+                       name)  # fmt: skip
+
+
+@tf_export("train.shuffle_batch")
+def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None,
+                  enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
+                  shared_name=None, name=None):  # fmt: skip
+    """Batches drawn at random from a RandomShuffleQueue holding at least
+    ``min_after_dequeue`` elements."""
+    return _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, True,
+                          num_threads, seed, enqueue_many, shapes,
+                          allow_smaller_final_batch, shared_name, name)  # fmt: skip
+
+
+@tf_export("train.maybe_shuffle_batch")
+def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
+                        num_threads=1, seed=None, enqueue_many=False, shapes=None,
+                        allow_smaller_final_batch=False, shared_name=None,
+                        name=None):  # fmt: skip
+    """``shuffle_batch`` of the elements ``keep_input`` selects."""
+    return _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
+                          num_threads, seed, enqueue_many, shapes,
+                          allow_smaller_final_batch, shared_name, name)  # fmt: skip
 
 
 @tf_export("train.shuffle_batch_join")
@@ -474,29 +603,17 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
                        shared_name=None, name=None):  # fmt: skip
     """``batch_join`` through a RandomShuffleQueue holding at least ``min_after_dequeue``
     elements."""
-    tf = _tf()
-    tensor_list_list = _as_tensor_list_list(tensors_list)
-    scope_values = [t for tl in tensor_list_list for t in tl]
-    with name_scope(name, "shuffle_batch_join", scope_values) as name:
-        if capacity <= min_after_dequeue:
-            raise ValueError(
-                f"capacity {capacity} must be bigger than min_after_dequeue {min_after_dequeue}."
-            )
-        tensor_list_list = _validate_join(tensor_list_list)
-        _validate_keep_input(True, enqueue_many)
-        tensor_list_list, sparse_info = _store_sparse_tensors_join(tensor_list_list, enqueue_many)
-        types = _dtypes(tensor_list_list)
-        shapes = _shapes(tensor_list_list, shapes, enqueue_many)
-        queue = tf.RandomShuffleQueue(capacity=capacity, min_after_dequeue=min_after_dequeue,
-                                      seed=seed, dtypes=types, shapes=shapes,
-                                      shared_name=shared_name)  # fmt: skip
-        _enqueue_join(queue, tensor_list_list, enqueue_many)
-        full = tf.cast(tf.maximum(0, queue.size() - min_after_dequeue), dtypes.float32) * (
-            1.0 / (capacity - min_after_dequeue)
-        )
-        tf.summary.scalar(
-            f"fraction_over_{min_after_dequeue}_of_{capacity - min_after_dequeue}_full", full
-        )
-        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
-        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
-        return _as_original_type(tensors_list[0], dequeued)
+    return _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, True,
+                               seed, enqueue_many, shapes, allow_smaller_final_batch,
+                               shared_name, name)  # fmt: skip
+
+
+@tf_export("train.maybe_shuffle_batch_join")
+def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue,
+                             keep_input, seed=None, enqueue_many=False, shapes=None,
+                             allow_smaller_final_batch=False, shared_name=None,
+                             name=None):  # fmt: skip
+    """``shuffle_batch_join`` of the elements ``keep_input`` selects."""
+    return _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue,
+                               keep_input, seed, enqueue_many, shapes,
+                               allow_smaller_final_batch, shared_name, name)  # fmt: skip
