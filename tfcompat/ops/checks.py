@@ -84,10 +84,11 @@ def add_check_numerics_ops():
 
 @RegisterGradient("CheckNumerics")
 def _check_numerics_grad(op, grad):
-    """The gradient is checked too (TF's message)."""
+    """The gradient is checked too, with TF's message (which formats the forward message
+    as Python bytes: ``... in gradient. b'bad'``)."""
     message = op.get_attr("message")
-    message = message.decode() if isinstance(message, bytes) else message
+    message = message if isinstance(message, bytes) else message.encode()
     return check_numerics(
         grad,
-        "Not a number (NaN) or infinity (Inf) values detected in gradient. " + message,
+        f"Not a number (NaN) or infinity (Inf) values detected in gradient. {message}",
     )
