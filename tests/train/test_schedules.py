@@ -29,6 +29,14 @@ SCHEDULES = {
     ),
     "cosine": lambda tf, s: tf.train.cosine_decay(0.1, s, 25),
     "cosine_alpha": lambda tf, s: tf.train.cosine_decay(0.1, s, 25, alpha=0.2),
+    "cosine_restarts": lambda tf, s: tf.train.cosine_decay_restarts(0.1, s, 4),
+    "cosine_restarts_constant_period": lambda tf, s: tf.train.cosine_decay_restarts(
+        0.1, s, 5, t_mul=1.0, m_mul=0.5, alpha=0.1
+    ),
+    "linear_cosine": lambda tf, s: tf.train.linear_cosine_decay(0.1, s, 30),
+    "linear_cosine_periods": lambda tf, s: tf.train.linear_cosine_decay(
+        0.1, s, 25, num_periods=2.0, alpha=0.1, beta=0.01, name="lc"
+    ),
     "piecewise": lambda tf, s: tf.train.piecewise_constant(s, [5, 10, 20], [1.0, 0.5, 0.1, 0.01]),
     "piecewise_one_boundary": lambda tf, s: tf.train.piecewise_constant(s, [3], [0.3, 0.03]),
     "float64": lambda tf, s: tf.train.exponential_decay(tf.constant(0.1, tf.float64), s, 7, 0.5),
