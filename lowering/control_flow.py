@@ -63,11 +63,12 @@ class _XlaPrimitives:
         merged_shapes = [s[0] for s in shapes]
         for a, b in zip(*merged_shapes):
             if a.shape != b.shape:
-                raise errors.UnimplementedError(
+                raise regions.BranchShapesDiffer(
                     None,
                     None,
                     f"tf.cond {rop.name}: the branches return shapes {a.shape} and {b.shape}; "
-                    "the XLA lowering needs both branches to agree on shapes",
+                    "the XLA lowering needs both branches to agree on shapes, or a predicate "
+                    "known when the step is compiled",
                 )
         export_avals = {}
         for s in shapes:
@@ -179,8 +180,23 @@ def kernel_check(ctx, op, failed, data, message, error=errors.InvalidArgumentErr
     _record_check(ctx, ("kernel", op.name), op, failed, [jnp.asarray(d) for d in data])
 
 
+def _static(value) -> bool:
+    return isinstance(value, (np.ndarray, np.generic, bool, int, float))
+
+
 @lowering("Assert")
 def _assert(ctx, op, condition, *data):
+    if _static(condition) and not getattr(ctx, "in_region", False):
+        # Known while tracing (static shapes: random_crop's size check): a true one needs no
+        # device check; a false one fails every run, before ops it guards (a Slice past the
+        # end) would fail to trace. Inside a branch or loop body it may never run: there
+        # the device check stays.
+        if np.all(condition):
+            return None
+        if all(_static(d) for d in data):
+            from lowering.reference.control_flow import assertion_message
+
+            raise errors.InvalidArgumentError(None, op, assertion_message(op, data))
     failed = jnp.logical_not(jnp.all(condition))
     # String data (constant messages) are static: kept beside the report, not traced.
     static = {i: d for i, d in enumerate(data) if isinstance(d, np.ndarray) and d.dtype == object}

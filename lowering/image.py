@@ -1,6 +1,6 @@
-"""JAX lowerings of the resize ops: gathers with the source indices and weights the
-reference computes in numpy (static sizes, so they are compile-time constants), and the
-gradients as scatter-adds of the same taps."""
+"""JAX lowerings of the image ops: resizes as gathers with the source indices and weights
+the reference computes in numpy (static sizes, so they are compile-time constants), their
+gradients as scatter-adds of the same taps; ``AdjustContrastv2``."""
 
 from __future__ import annotations
 
@@ -58,3 +58,11 @@ def _resize_nearest_neighbor_grad(ctx, op, grads, size):
     cols = nearest_taps(width, grads.shape[2], *_flags(op))
     out = jnp.zeros((grads.shape[0], height, width, grads.shape[3]), grads.dtype)
     return out.at[:, rows[:, None], cols[None, :]].add(grads)
+
+
+@lowering("AdjustContrastv2")
+def _adjust_contrast(ctx, op, images, contrast_factor):
+    # As TF's kernel: float32 arithmetic (half images too), means over height and width.
+    x = images.astype(jnp.float32)
+    mean = jnp.mean(x, axis=(-3, -2), keepdims=True)
+    return ((x - mean) * jnp.float32(contrast_factor) + mean).astype(images.dtype)

@@ -162,6 +162,7 @@ def child_context(ctx, state, local_values):
 
     child = interpreter.Context(dict(state), ctx.backend, ctx.rng_key, ctx.feeds)
     child.run_locals = dict(local_values)
+    child.in_region = True  # traced whether or not it runs (an untaken branch, a 0-trip loop)
     static_pushes(ctx)  # one record per trace, whichever context pushes first
     for name in ("stack_bucket", "report_ops", "stack_static_pushes"):
         if hasattr(ctx, name):
@@ -214,6 +215,10 @@ def _merge_input_for(merge, branch, region):
     )
 
 
+class BranchShapesDiffer(errors.UnimplementedError):
+    """The two branches of a cond whose predicate is traced return different shapes."""
+
+
 def run_cond(ctx, rop, args, rules, prims):
     """Runs cond region ``rop``: level ops, then one branch via ``prims.cond``."""
     from lowering import interpreter
@@ -250,9 +255,21 @@ def run_cond(ctx, rop, args, rules, prims):
 
     pred_tensor = region.pred_id if region.pred_id in env else region.pred_source
     pred = _value(ctx, env[pred_tensor])
-    merged, exported, state, local_values = prims.cond(
-        pred, [make_branch(0), make_branch(1)], ctx.state, run_locals(ctx), len(exports), rop
-    )
+    branches = [make_branch(0), make_branch(1)]
+    try:
+        merged, exported, state, local_values = prims.cond(
+            pred, branches, ctx.state, run_locals(ctx), len(exports), rop
+        )
+    except BranchShapesDiffer as e:
+        # Branches of different shapes (rot90 of a non-square image by a fed k) need the
+        # predicate at compile time: from fed small integers, the step is specialised on
+        # them (lowering/static.py) and only the taken branch is traced.
+        from lowering import static
+
+        pred = static.required_value(pred_tensor, rop, e.message)
+        merged, exported, state, local_values = prims.cond(
+            pred, branches, ctx.state, run_locals(ctx), len(exports), rop
+        )
     _replace_state(ctx, state)
     ctx.run_locals = dict(local_values)
     index = prims.branch_index(pred)

@@ -66,25 +66,32 @@ def static_value(op, index, value, what=None) -> np.ndarray:
 
     if not isinstance(value, jax.core.Tracer):
         return np.asarray(value)
-    collector = _collector.get()
-    if collector is not None:
-        evaluate, found = collector
-        try:
-            known = evaluate(op.inputs[index])
-        except Exception:  # not computable on the host: stop here, as without collecting
-            known = None
-        if known is not None:
-            found.append(op.inputs[index])
-            return np.asarray(known)
     if what is None:
         what = op.op_def.inputs[min(index, len(op.op_def.inputs) - 1)].name
-    error = StaticValueRequired(
-        None,
+    return required_value(
+        op.inputs[index],
         op,
         f"{op.type} needs its input '{what}' ({op.inputs[index].name}) when the graph is "
         f"compiled for XLA, but it is computed at run time\n\t [[{{{{node {op.name}}}}}]]",
     )
-    error.tensor = op.inputs[index]
+
+
+def required_value(tensor, op, message) -> np.ndarray:
+    """``tensor``'s value where an exploratory trace computes it on the host
+    (``collecting``); else StaticValueRequired(``message``) naming ``tensor``, so that the
+    step is retraced with the inputs it comes from as compile-time values."""
+    collector = _collector.get()
+    if collector is not None:
+        evaluate, found = collector
+        try:
+            known = evaluate(tensor)
+        except Exception:  # not computable on the host: stop here, as without collecting
+            known = None
+        if known is not None:
+            found.append(tensor)
+            return np.asarray(known)
+    error = StaticValueRequired(None, op, message)
+    error.tensor = tensor
     raise error
 
 
@@ -120,7 +127,7 @@ def source_positions(segment, tensor) -> set:
     the segment: specialising on those alone keeps other inputs (e.g. index arrays whose
     values change every batch) out of the compile-time key."""
     positions = {t: i for i, t in enumerate(segment.inputs)}
-    produced = {id(out) for op in segment.ops for out in op.outputs}
+    produced = {id(out) for op in _all_ops(segment.ops) for out in op.outputs}
     found, seen, pending = set(), set(), [tensor]
     while pending:
         t = pending.pop()
@@ -132,6 +139,14 @@ def source_positions(segment, tensor) -> set:
         elif id(t) in produced and t.op.type not in _SHAPE_OPS:
             pending.extend(t.op.inputs)
     return found
+
+
+def _all_ops(ops):
+    """``ops`` and, recursively, the member ops of the cond and loop regions among them (a
+    predicate computed inside a branch)."""
+    for op in ops:
+        yield op
+        yield from _all_ops(getattr(op, "members", ()))
 
 
 # A shape's value is known while tracing, whatever the values of the tensor it is taken of.

@@ -114,3 +114,20 @@ def _resize_nearest_neighbor_grad(ctx, op, grads, size):
     out = np.zeros((grads.shape[0], height, width, grads.shape[3]), grads.dtype)
     np.add.at(out, (slice(None), rows[:, None], cols[None, :]), grads)
     return out
+
+
+@reference("AdjustContrastv2")
+def _adjust_contrast(ctx, op, images, contrast_factor):
+    images = np.asarray(images)
+    factor = np.asarray(contrast_factor)
+    if factor.ndim != 0:
+        raise errors.InvalidArgumentError(
+            None, op, f"contrast_factor must be scalar: {list(factor.shape)}"
+        )
+    if images.ndim < 3:
+        raise errors.InvalidArgumentError(
+            None, op, f"input must be at least 3-D, got shape{list(images.shape)}"
+        )
+    x = images.astype(np.float32)
+    mean = x.mean(axis=(-3, -2), keepdims=True, dtype=np.float32)
+    return ((x - mean) * np.float32(factor) + mean).astype(images.dtype)

@@ -271,6 +271,30 @@ def test_loop_in_cond_values_match_tf():
     assert_parity(_loop_in_cond)
 
 
+def test_cond_whose_branches_differ_in_shape_specialises_on_a_fed_integer():
+    """Branches of different shapes with a predicate computed from a fed integer (rot90 by
+    a fed k): the step is compiled per value of the integer, taking only that branch, as
+    TF runs only the taken one."""
+
+    def program(tf, k):
+        n = tf.placeholder(tf.int32, [], name="n")
+        x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+        y = tf.cond(n % 2 > 0, lambda: tf.transpose(x) * 2.0, lambda: x)
+        return [y, tf.reduce_sum(y)], {n: k}
+
+    for k in (1, 0, 4, 3):
+        assert_parity(lambda tf, k=k: program(tf, k))
+    with tfcompat.Graph().as_default():
+        fetches, feed = program(tfcompat, 1)
+        (n,) = feed
+        with tfcompat.Session() as sess:
+            shapes = [sess.run(fetches[0], {n: k}).shape for k in (1, 0, 1, 2)]
+            executable = next(iter(sess._executables.values()))
+            compiles = sum(f.compile_count for f in executable.device_functions.values())
+    assert shapes == [(3, 2), (2, 3), (3, 2), (2, 3)]
+    assert compiles <= 4  # the failed generic trace, then one per value of n
+
+
 def test_cond_on_a_static_predicate_runs_only_the_taken_branch():
     """A predicate known from static shapes (``tf.size(x) < 2`` of a fed vector) selects
     the branch while tracing, as TF runs only the taken one: the branches may then return

@@ -364,6 +364,11 @@ class TensorShape:
         except ValueError:
             raise ValueError(f"Shape {self} must have rank {rank}") from None
 
+    def assert_has_rank(self, rank):
+        """Raises ValueError unless the rank is unknown or ``rank``."""
+        if self.rank is not None and self.rank != rank:
+            raise ValueError(f"Shape {self} must have rank {rank}")
+
     def with_rank_at_least(self, rank) -> TensorShape:
         if self.rank is not None and self.rank < rank:
             raise ValueError(f"Shape {self} must have rank at least {rank}")

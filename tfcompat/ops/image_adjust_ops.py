@@ -1,0 +1,216 @@
+"""``tf.image`` colour adjustments and geometric augmentations, built as TF builds them:
+``adjust_brightness`` / ``adjust_contrast`` (TF's ``AdjustContrastv2`` op) /
+``adjust_gamma`` and their ``random_*`` forms, ``transpose_image``, ``rot90`` (TF's
+``case`` over the quarter turns), ``random_crop`` and ``total_variation``."""
+
+from __future__ import annotations
+
+from tfcompat.framework import dtypes
+from tfcompat.framework.op_def import register_op
+from tfcompat.framework.op_helper import apply_op, convert_to_tensor
+from tfcompat.framework.scopes import name_scope
+from tfcompat.ops import array_ops
+from tfcompat.ops.image_ops import _image_rank, convert_image_dtype
+from tfcompat.util.tf_export import tf_export
+
+
+def _adjust_contrast_shape(op):
+    images, factor = op.inputs[0].shape, op.inputs[1].shape
+    if images.rank is not None and images.rank < 3:
+        raise ValueError(
+            f"Shape must be at least rank 3 but is rank {images.rank} for "
+            f"'{{{{node {op.name}}}}} = AdjustContrastv2[T=DT_FLOAT]'"
+        )
+    if factor.rank is not None and factor.rank != 0:
+        raise ValueError(
+            f"Shape must be rank 0 but is rank {factor.rank} for "
+            f"'{{{{node {op.name}}}}} = AdjustContrastv2[T=DT_FLOAT]'"
+        )
+    return [images]
+
+
+# No gradient: TF registers none for it either (tf.gradients through it raises).
+register_op(
+    "AdjustContrastv2",
+    inputs=["images: T", "contrast_factor: float"],
+    outputs=["output: T"],
+    attrs=["T: {half, float} = DT_FLOAT"],
+    shape_fn=_adjust_contrast_shape,
+)
+
+
+def _as_float_image(image):
+    """``image`` itself when half or float32 (TF adjusts those in place), else converted."""
+    if image.dtype in (dtypes.float16, dtypes.float32):
+        return image
+    return convert_image_dtype(image, dtypes.float32)
+
+
+@tf_export("image.adjust_brightness")
+def adjust_brightness(image, delta):
+    """``image + delta`` in float (an integer image is converted and back, saturating)."""
+    from tfcompat.ops import math_ops
+
+    with name_scope(None, "adjust_brightness", [image, delta]) as name:
+        image = convert_to_tensor(image, name="image")
+        flt_image = _as_float_image(image)
+        adjusted = math_ops.add(flt_image, math_ops.cast(delta, flt_image.dtype), name=name)
+        return convert_image_dtype(adjusted, image.dtype, saturate=True)
+
+
+@tf_export("image.adjust_contrast")
+def adjust_contrast(images, contrast_factor):
+    """Per image and channel, ``(x - mean) * contrast_factor + mean`` over height and
+    width."""
+    with name_scope(None, "adjust_contrast", [images, contrast_factor]) as name:
+        images = convert_to_tensor(images, name="images")
+        flt_images = _as_float_image(images)
+        adjusted = apply_op(
+            "AdjustContrastv2", name=name, images=flt_images, contrast_factor=contrast_factor
+        ).outputs[0]
+        return convert_image_dtype(adjusted, images.dtype, saturate=True)
+
+
+@tf_export("image.adjust_gamma")
+def adjust_gamma(image, gamma=1, gain=1):
+    """``gain * image ** gamma`` in float (an integer image converted and back)."""
+    from tfcompat.ops import control_flow_ops
+    from tfcompat.ops.checks import Assert
+
+    with name_scope(None, "adjust_gamma", [image, gamma, gain]):
+        image = convert_to_tensor(image, name="image")
+        flt_image = _as_float_image(image)
+        condition = gamma >= 0
+        if hasattr(condition, "op"):
+            check = Assert(condition, ["Gamma should be a non-negative real number."])
+            gamma = control_flow_ops.with_dependencies([check], gamma)
+        elif not condition:
+            raise ValueError("Gamma should be a non-negative real number.")
+        adjusted = gain * flt_image**gamma
+        return convert_image_dtype(adjusted, image.dtype, saturate=True)
+
+
+@tf_export("image.random_brightness")
+def random_brightness(image, max_delta, seed=None):
+    """``adjust_brightness`` by a delta drawn uniformly from ``[-max_delta, max_delta)``."""
+    from tfcompat.ops import random_ops
+
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    delta = random_ops.random_uniform([], -max_delta, max_delta, seed=seed)
+    return adjust_brightness(image, delta)
+
+
+@tf_export("image.random_contrast")
+def random_contrast(image, lower, upper, seed=None):
+    """``adjust_contrast`` by a factor drawn uniformly from ``[lower, upper)``."""
+    from tfcompat.ops import random_ops
+
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+    factor = random_ops.random_uniform([], lower, upper, seed=seed)
+    return adjust_contrast(image, factor)
+
+
+@tf_export("image.transpose_image", "image.transpose")
+def transpose_image(image, name=None):
+    """Swaps height and width of an image or a batch."""
+    with name_scope(name, "transpose", [image]):
+        image = convert_to_tensor(image, name="image")
+        rank = _image_rank(image)
+        if rank not in (3, 4):
+            raise ValueError("'image' must have either 3 or 4 dimensions.")
+        perm = [1, 0, 2] if rank == 3 else [0, 2, 1, 3]
+        return array_ops.transpose(image, perm, name="transpose")
+
+
+@tf_export("image.rot90")
+def rot90(image, k=1, name=None):
+    """Rotates an image or a batch by ``k`` quarter turns counter-clockwise (``k`` may be
+    a tensor: TF's ``case`` over the four rotations)."""
+    from tfcompat.ops import control_flow_ops, math_ops
+
+    with name_scope(name, "rot90", [image, k]) as scope:
+        image = convert_to_tensor(image, name="image")
+        rank = _image_rank(image)
+        if rank not in (3, 4):
+            raise ValueError("'image' must have either 3 or 4 dimensions.")
+        k = convert_to_tensor(k, dtype=dtypes.int32, name="k")
+        k.shape.assert_has_rank(0)
+        k = math_ops.mod(k, 4)
+        h, w = (0, 1) if rank == 3 else (1, 2)
+        perm = [1, 0, 2] if rank == 3 else [0, 2, 1, 3]
+
+        def rot90_once():
+            return array_ops.transpose(array_ops.reverse(image, [w]), perm)
+
+        def rot180():
+            return array_ops.reverse(image, [h, w])
+
+        def rot270():
+            return array_ops.reverse(array_ops.transpose(image, perm), [w])
+
+        cases = [
+            (math_ops.equal(k, 1), rot90_once),
+            (math_ops.equal(k, 2), rot180),
+            (math_ops.equal(k, 3), rot270),
+        ]
+        result = control_flow_ops.case(cases, default=lambda: image, exclusive=True, name=scope)
+        shape = image.shape.as_list()
+        if rank == 3:
+            result.set_shape([None, None, shape[2]])
+        else:
+            result.set_shape([shape[0], None, None, shape[3]])
+        return result
+
+
+@tf_export("image.random_crop", "random_crop")
+def random_crop(value, size, seed=None, name=None):
+    """A ``size`` slice of ``value`` at a uniformly drawn offset (TF's recipe: the offset
+    is a random int modulo the room left); a ``size`` larger than ``value`` fails the
+    step with TF's assertion."""
+    from tfcompat.ops import control_flow_ops, random_ops, reduction_ops
+    from tfcompat.ops.checks import Assert
+
+    with name_scope(name, "random_crop", [value, size]) as name:
+        value = convert_to_tensor(value, name="value")
+        size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
+        shape = array_ops.shape(value)
+        check = Assert(
+            reduction_ops.reduce_all(shape >= size),
+            ["Need value.shape >= size, got ", shape, size],
+            summarize=1000,
+        )
+        shape = control_flow_ops.with_dependencies([check], shape)
+        limit = shape - size + 1
+        offset = (
+            random_ops.random_uniform(
+                array_ops.shape(shape), dtype=size.dtype, maxval=size.dtype.max, seed=seed
+            )
+            % limit
+        )
+        return array_ops.slice(value, offset, size, name=name)
+
+
+@tf_export("image.total_variation")
+def total_variation(images, name=None):
+    """The sum of absolute differences of neighbouring pixels (per image of a batch)."""
+    from tfcompat.ops import math_ops, reduction_ops
+
+    with name_scope(name, "total_variation"):
+        rank = images.shape.ndims
+        if rank == 3:
+            dif1 = images[1:, :, :] - images[:-1, :, :]
+            dif2 = images[:, 1:, :] - images[:, :-1, :]
+            axis = None
+        elif rank == 4:
+            dif1 = images[:, 1:, :, :] - images[:, :-1, :, :]
+            dif2 = images[:, :, 1:, :] - images[:, :, :-1, :]
+            axis = [1, 2, 3]
+        else:
+            raise ValueError("'images' must be either 3 or 4-dimensional.")
+        return reduction_ops.reduce_sum(math_ops.abs(dif1), axis=axis) + reduction_ops.reduce_sum(
+            math_ops.abs(dif2), axis=axis
+        )
