@@ -104,11 +104,12 @@ def static_int(op, index, value, what=None) -> int:
 
 
 def static_feed_positions(values) -> tuple:
-    """Positions of the values that may be specialised on: small integer arrays."""
+    """Positions of the values that may be specialised on: small integer or boolean arrays
+    (a ``tf.cond(is_training, ...)`` whose branches differ in shape)."""
     positions = []
     for i, v in enumerate(values):
         arr = np.asarray(v) if is_static(v) else None
-        if arr is not None and arr.dtype.kind in "iu" and arr.size <= MAX_STATIC_FEED_ELEMENTS:
+        if arr is not None and arr.dtype.kind in "iub" and arr.size <= MAX_STATIC_FEED_ELEMENTS:
             positions.append(i)
     return tuple(positions)
 
