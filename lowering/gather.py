@@ -149,6 +149,19 @@ def _matrix_diag_v3(ctx, op, d, k, num_rows, num_cols, padding):
     )
 
 
+@lowering("MatrixSetDiagV3")
+def _matrix_set_diag_v3(ctx, op, x, d, k):
+    x = jnp.asarray(x)
+    k = single_diagonal(static_value(op, 2, k))
+    rows, cols = x.shape[-2:]
+    i = jnp.arange(rows)[:, None]
+    j = jnp.arange(cols)[None, :]
+    on_diag = (j - i) == k
+    position = jnp.clip(i if k >= 0 else j, 0, max(jnp.shape(d)[-1] - 1, 0))
+    values = jnp.take(jnp.asarray(d, x.dtype), position, axis=-1)
+    return jnp.where(on_diag, values, x)
+
+
 @lowering("MatrixDiagPartV3")
 def _matrix_diag_part_v3(ctx, op, x, k, padding):
     k = single_diagonal(static_value(op, 1, k))

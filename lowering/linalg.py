@@ -1,5 +1,5 @@
 """JAX lowerings of linear-algebra ops: ``Qr``, ``MatrixTriangularSolve``, ``MatrixInverse``,
-``MatrixDeterminant``, ``LogMatrixDeterminant`` and ``MatrixSolve``."""
+``MatrixDeterminant``, ``LogMatrixDeterminant``, ``MatrixSolve`` and ``Cholesky``."""
 
 from __future__ import annotations
 
@@ -59,3 +59,10 @@ def _log_matrix_determinant(ctx, op, x):
 def _matrix_solve(ctx, op, matrix, rhs):
     a = _h(matrix) if op.attrs["adjoint"] else matrix
     return jnp.linalg.solve(_wide(a), _wide(rhs)).astype(rhs.dtype)
+
+
+@lowering("Cholesky")
+def _cholesky(ctx, op, x):
+    # As TF's kernel: only the lower triangle is read (no symmetrising). A matrix that is
+    # not positive definite gives NaNs, as TF 2.21's CPU kernel does (no error).
+    return lax.linalg.cholesky(_wide(x), symmetrize_input=False).astype(x.dtype)

@@ -227,6 +227,24 @@ def _matrix_diag_v3(ctx, op, d, k, num_rows, num_cols, padding):
     return _diag_matrices(d, k, rows, cols, padding)
 
 
+@reference("MatrixSetDiagV3")
+def _matrix_set_diag_v3(ctx, op, x, d, k):
+    x, d = np.array(x), np.asarray(d)
+    k = single_diagonal(k)
+    rows, cols = x.shape[-2:]
+    length = max(0, min(rows + min(k, 0), cols - max(k, 0)))
+    if d.shape[:-1] != x.shape[:-2] or d.shape[-1] != length:
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            f"diagonal must be at least 1-dim and have shape {list(x.shape[:-2]) + [length]}"
+            f", got {list(d.shape)}",
+        )
+    for n in range(length):
+        x[..., n - min(k, 0), n + max(k, 0)] = d[..., n]
+    return x
+
+
 @reference("MatrixDiagPartV3")
 def _matrix_diag_part_v3(ctx, op, x, k, padding):
     return np.diagonal(np.asarray(x), offset=single_diagonal(k), axis1=-2, axis2=-1).copy()

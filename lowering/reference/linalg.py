@@ -65,3 +65,21 @@ def _matrix_solve(ctx, op, matrix, rhs):
     return np.linalg.solve(_h(a) if op.attrs["adjoint"] else a, _wide(rhs)).astype(
         np.asarray(rhs).dtype
     )
+
+
+@reference("Cholesky")
+def _cholesky(ctx, op, x):
+    """Reads the lower triangle only; a matrix that is not positive definite gives NaNs
+    (TF 2.21's CPU kernel returns NaNs rather than failing)."""
+    x = np.asarray(x)
+    wide = x.astype(np.promote_types(x.dtype, np.float32))
+    lower = np.tril(wide)
+    symmetric = lower + np.conj(np.swapaxes(np.tril(wide, -1), -1, -2))
+    flat = symmetric.reshape((-1,) + symmetric.shape[-2:])
+    out = np.empty_like(flat)
+    for i, matrix in enumerate(flat):
+        try:
+            out[i] = np.linalg.cholesky(matrix)
+        except np.linalg.LinAlgError:
+            out[i] = np.nan
+    return out.reshape(x.shape).astype(x.dtype)

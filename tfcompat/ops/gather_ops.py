@@ -618,6 +618,54 @@ register_op(
 )
 
 
+def _matrix_set_diag_shape(op):
+    dims = _dims(op.inputs[0].shape)
+    if dims is not None and len(dims) < 2:
+        raise ValueError(f"Shape must be at least rank 2 but is rank {len(dims)}")
+    return [op.inputs[0].shape]
+
+
+register_op(
+    "MatrixSetDiagV3",
+    inputs=["input: T", "diagonal: T", "k: int32"],
+    outputs=["output: T"],
+    attrs=["T: type", _ALIGN],
+    shape_fn=_matrix_set_diag_shape,
+)
+
+
+@tf_export("linalg.set_diag", "matrix_set_diag")
+def matrix_set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa: A002
+    """``input`` with diagonal ``k`` of each innermost matrix replaced by ``diagonal``
+    (``MatrixSetDiagV3``)."""
+    with _scope(name, "set_diag") as scope:
+        return apply_op(
+            "MatrixSetDiagV3",
+            name=scope,
+            input=input,
+            diagonal=diagonal,
+            k=k,
+            align=align,
+        ).outputs[0]
+
+
+@RegisterGradient("MatrixSetDiagV3")
+def _matrix_set_diag_v3_grad(op, grad):
+    from tfcompat.ops import array_ops
+
+    diag_shape = op.inputs[1].shape
+    if not diag_shape.is_fully_defined():
+        raise NotImplementedError(
+            "tfcompat: the gradient of matrix_set_diag needs a diagonal of static shape"
+        )
+    k, align = op.inputs[2], op.attrs["align"]
+    grad_input = matrix_set_diag(
+        grad, array_ops.zeros(diag_shape, dtype=grad.dtype), k=k, align=align
+    )
+    grad_diag = matrix_diag_part(grad, k=k, align=align)
+    return grad_input, grad_diag, None
+
+
 @tf_export("linalg.diag", "matrix_diag")
 def matrix_diag(
     diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"

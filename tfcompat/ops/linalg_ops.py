@@ -382,6 +382,48 @@ register_op(
 )
 
 
+register_op(
+    "Cholesky",
+    inputs=["input: T"],
+    outputs=["output: T"],
+    attrs=[_SQUARE_T],
+    shape_fn=lambda op: [_square(op)],
+)
+
+
+@tf_export("linalg.cholesky", "cholesky")
+def cholesky(input, name=None):  # noqa: A002 - TF's argument name
+    """The lower-triangular ``L`` with ``L @ adjoint(L) = input`` for each Hermitian
+    positive-definite matrix (only its lower triangle is read)."""
+    return apply_op("Cholesky", name=name, input=input).outputs[0]
+
+
+@tf_export("linalg.cholesky_solve", "cholesky_solve")
+def cholesky_solve(chol, rhs, name=None):
+    """``X`` with ``A @ X = rhs``, given ``chol = cholesky(A)``: two triangular solves."""
+    with name_scope(name, "cholesky_solve", [chol, rhs]):
+        y = matrix_triangular_solve(chol, rhs, adjoint=False, lower=True)
+        return matrix_triangular_solve(chol, y, adjoint=True, lower=True)
+
+
+@RegisterGradient("Cholesky")
+def _cholesky_grad(op, grad):
+    """TF's: ``0.5 * (S + adjoint(S))`` with ``S = L^-H (Phi(L^H grad)) L^-1``, where
+    ``Phi`` keeps the lower triangle and halves the diagonal."""
+    from tfcompat.ops import array_ops, gather_ops, matmul_ops
+
+    l = op.outputs[0]  # noqa: E741 - the factor's name in TF and the literature
+    num_rows = array_ops.shape(l)[-1]
+    batch_shape = array_ops.shape(l)[:-2]
+    l_inverse = matrix_triangular_solve(l, eye(num_rows, batch_shape=batch_shape, dtype=l.dtype))
+    middle = matmul_ops.matmul(l, grad, adjoint_a=True)
+    middle = gather_ops.matrix_set_diag(middle, 0.5 * gather_ops.matrix_diag_part(middle))
+    middle = gather_ops.matrix_band_part(middle, -1, 0)
+    grad_a = matmul_ops.matmul(matmul_ops.matmul(l_inverse, middle, adjoint_a=True), l_inverse)
+    grad_a += adjoint(grad_a)
+    return grad_a * 0.5
+
+
 @tf_export("linalg.inv", "matrix_inverse")
 def matrix_inverse(input, adjoint=False, name=None):  # noqa: A002 - TF's argument name
     """The inverse (of the adjoint, with ``adjoint``) of each square matrix."""
@@ -462,17 +504,34 @@ def trace(x, name=None):
 
 @tf_export("linalg.eye", "eye")
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
-    """Identity matrices (``num_rows`` x ``num_columns``, in a ``batch_shape`` batch)."""
-    from tfcompat.ops import array_ops, gather_ops
+    """Identity matrices (``num_rows`` x ``num_columns``, in a ``batch_shape`` batch); the
+    sizes may be tensors (TF's recipe: ones on the diagonal of ``matrix_diag``, or set
+    into zeros with ``matrix_set_diag`` when not square)."""
+    from tfcompat.framework.tensor import Tensor
+    from tfcompat.ops import array_ops, gather_ops, math_ops
 
     with name_scope(name, "eye", [num_rows, num_columns, batch_shape]):
-        if not all(isinstance(v, int) for v in (num_rows, num_columns or 0)):
-            raise NotImplementedError("tf.eye with tensor dimensions")
+        is_square = num_columns is None
+        batch_shape = [] if batch_shape is None else batch_shape
         num_columns = num_rows if num_columns is None else num_columns
-        batch = list(batch_shape or [])
-        ones = array_ops.ones(batch + [min(num_rows, num_columns)], dtype=dtype)
-        if num_rows == num_columns:
-            return gather_ops.matrix_diag(ones)
-        # TF sets the diagonal of a zero matrix (MatrixSetDiagV3); the padded diagonal
-        # matrix is the same value.
-        return gather_ops.matrix_diag(ones, num_rows=num_rows, num_cols=num_columns)
+        if isinstance(num_rows, Tensor) or isinstance(num_columns, Tensor):
+            diag_size = math_ops.minimum(num_rows, num_columns)
+        else:
+            if not isinstance(num_rows, int) or not isinstance(num_columns, int):
+                raise TypeError("num_rows and num_columns must be positive integer values.")
+            is_square = num_rows == num_columns
+            diag_size = min(num_rows, num_columns)
+        if isinstance(batch_shape, Tensor) or isinstance(diag_size, Tensor):
+            batch_shape = convert_to_tensor(batch_shape, name="shape", dtype=dtypes.int32)
+            diag_shape = array_ops.concat((batch_shape, [diag_size]), axis=0)
+            if not is_square:
+                shape = array_ops.concat((batch_shape, [num_rows, num_columns]), axis=0)
+        else:
+            batch_shape = list(batch_shape)
+            diag_shape = batch_shape + [diag_size]
+            if not is_square:
+                shape = batch_shape + [num_rows, num_columns]
+        diag_ones = array_ops.ones(diag_shape, dtype=dtype)
+        if is_square:
+            return gather_ops.matrix_diag(diag_ones)
+        return gather_ops.matrix_set_diag(array_ops.zeros(shape, dtype=dtype), diag_ones)

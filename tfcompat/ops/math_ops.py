@@ -1028,3 +1028,40 @@ def _install_operators():
 
 
 _install_operators()
+
+
+# ---------------------------------------------------------------------------------------------
+# Integer arithmetic folded at graph-build time, as TF's shape inference evaluates small
+# constant subgraphs (``tf.eye(tf.constant(3))`` has static shape [3, 3] in TF)
+# ---------------------------------------------------------------------------------------------
+def _fold_integer_binary(fn):
+    def fold(op, index):
+        from tfcompat.framework.constant_value import constant_value
+
+        x, y = constant_value(op.inputs[0]), constant_value(op.inputs[1])
+        if x is None or y is None:
+            return None
+        x, y = np.asarray(x), np.asarray(y)
+        if x.dtype.kind not in "iu" or y.dtype.kind not in "iu":
+            return None
+        return np.asarray(fn(x, y), dtype=x.dtype)
+
+    return fold
+
+
+def _register_integer_folds():
+    from tfcompat.framework.constant_value import CONSTANT_VALUE_FNS
+
+    CONSTANT_VALUE_FNS.update(
+        {
+            "Minimum": _fold_integer_binary(np.minimum),
+            "Maximum": _fold_integer_binary(np.maximum),
+            "AddV2": _fold_integer_binary(np.add),
+            "Add": _fold_integer_binary(np.add),
+            "Sub": _fold_integer_binary(np.subtract),
+            "Mul": _fold_integer_binary(np.multiply),
+        }
+    )
+
+
+_register_integer_folds()
