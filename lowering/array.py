@@ -247,3 +247,16 @@ def _reverse_sequence(ctx, op, x, lengths):
         lambda index, length: reference.reverse_sequence_message(op, index, length),
     )
     return reference.reverse_sequence(x, lengths, seq_dim, batch_dim, jnp)
+
+
+def _bound(side):
+    def rule(ctx, op, sorted_inputs, values):
+        dtype = op.attrs["out_type"].as_numpy_dtype
+        search = jax.vmap(lambda row, v: jnp.searchsorted(row, v, side=side))
+        return search(sorted_inputs, values).astype(dtype)
+
+    return rule
+
+
+lowering("LowerBound")(_bound("left"))
+lowering("UpperBound")(_bound("right"))

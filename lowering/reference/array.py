@@ -345,3 +345,23 @@ def _reverse_sequence(ctx, op, x, lengths):
             None, op, reverse_sequence_message(op, bad[0], lengths[bad[0]])
         )
     return reverse_sequence(x, lengths, seq_dim, batch_dim)
+
+
+def _bound(side):
+    def kernel(ctx, op, sorted_inputs, values):
+        sorted_inputs, values = np.asarray(sorted_inputs), np.asarray(values)
+        if sorted_inputs.shape[:-1] != values.shape[:-1]:
+            raise errors.InvalidArgumentError(
+                None,
+                op,
+                "Leading dim_size of both tensors must match.",
+            )
+        dtype = op.attrs["out_type"].as_numpy_dtype
+        rows = [np.searchsorted(s, v, side=side) for s, v in zip(sorted_inputs, values)]
+        return np.array(rows, dtype=dtype).reshape(values.shape)
+
+    return kernel
+
+
+reference("LowerBound")(_bound("left"))
+reference("UpperBound")(_bound("right"))
