@@ -149,7 +149,7 @@ GRAPH_DEF_VERSION = 2474
 _tf_export.export_constant(write_graph, "io.write_graph", "train.write_graph")
 _tf_export.export_constant(import_graph_def, "graph_util.import_graph_def")
 _tf_export.export_constant(errors, "errors")
-_tf_export.export_constant(NotDifferentiable, "no_gradient", "NotDifferentiable")
+_tf_export.export_constant(NotDifferentiable, "no_gradient", "NotDifferentiable", "NoGradient")
 _tf_export.export_constant(RegisterGradient, "RegisterGradient")
 _tf_export.export_constant(constant, "constant")
 _tf_export.populate(__name__)

@@ -51,9 +51,28 @@ def _while_region(ctx, op, *args):
 # ---------------------------------------------------------------------------------------------
 # Assert / CheckNumerics
 # ---------------------------------------------------------------------------------------------
+_C_ESCAPES = {
+    ord("\n"): "\\n",
+    ord("\r"): "\\r",
+    ord("\t"): "\\t",
+    ord('"'): '\\"',
+    ord("'"): "\\'",
+    ord("\\"): "\\\\",
+}
+
+
+def c_escape(data: bytes) -> str:
+    """``data`` as absl's ``CEscape`` writes it (TF prints string tensors in assertion
+    messages so): quotes, backslashes and control characters escaped, other bytes outside
+    printable ASCII as three octal digits."""
+    return "".join(
+        _C_ESCAPES.get(b) or (chr(b) if 0x20 <= b < 0x7F else f"\\{b:03o}") for b in data
+    )
+
+
 def _format_number(x):
     if isinstance(x, (bytes, np.bytes_)):
-        return x.decode("utf-8", "replace")
+        return c_escape(bytes(x))
     if isinstance(x, (bool, np.bool_)):
         return "1" if x else "0"
     if isinstance(x, (float, np.floating)):

@@ -251,3 +251,70 @@ def assert_rank_in(x, ranks, data=None, summarize=None, message=None, name=None)
         for rank in ranks[1:]:
             condition = math_ops.logical_or(condition, math_ops.equal(rank, actual))
         return checks.Assert(condition, data, summarize=summarize)
+
+
+@tf_export("debugging.assert_integer", "assert_integer")
+def assert_integer(x, message=None, name=None):
+    """A no-op when ``x`` has an integer dtype; TypeError otherwise (a static check)."""
+    with name_scope(name, "assert_integer", [x]):
+        x = convert_to_tensor(x, name="x")
+        if not x.dtype.is_integer:
+            raise TypeError(
+                f'{_message_prefix(message)}Expected "x" to be integer type.  Found: {x.name} '
+                f"of dtype {x.dtype}"
+            )
+        return control_flow_ops.no_op("statically_determined_was_integer")
+
+
+@tf_export("debugging.assert_scalar", "assert_scalar")
+def assert_scalar(tensor, name=None, message=None):
+    """``tensor`` itself when its static rank is 0; ValueError otherwise."""
+    with name_scope(name, "assert_scalar", [tensor]) as scope:
+        tensor = convert_to_tensor(tensor, name=scope)
+        if tensor.shape.ndims != 0:
+            raise ValueError(
+                f"{_message_prefix(message)}Expected scalar shape for {tensor.name}, saw shape: "
+                f"{tensor.shape}."
+            )
+        return tensor
+
+
+@tf_export("debugging.assert_near", "assert_near")
+def assert_near(x, y, rtol=None, atol=None, data=None, summarize=None, message=None, name=None):
+    """An Assert that ``|x - y| < atol + rtol * |y|`` elementwise (tolerances default to ten
+    machine epsilons of ``x``'s dtype)."""
+    message = _message_prefix(message)
+    with name_scope(name, "assert_near", [x, y, rtol, atol, data]):
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, name="y", dtype=x.dtype)
+        dtype = x.dtype.real_dtype if x.dtype.is_complex else x.dtype
+        eps = np.finfo(dtype.as_numpy_dtype).eps
+        rtol = convert_to_tensor(10 * eps if rtol is None else rtol, name="rtol", dtype=dtype)
+        atol = convert_to_tensor(10 * eps if atol is None else atol, name="atol", dtype=dtype)
+        if data is None:
+            data = [
+                message,
+                f"x and y not equal to tolerance rtol = {rtol}, atol = {atol}",
+                f"x ({x.name}) = ",
+                x,
+                f"y ({y.name}) = ",
+                y,
+            ]
+        tol = atol + rtol * math_ops.abs(y)
+        diff = math_ops.abs(x - y)
+        condition = reduction_ops.reduce_all(math_ops.less(diff, tol))
+        return checks.Assert(condition, data, summarize=summarize)
+
+
+@tf_export("debugging.verify_tensor_all_finite", "verify_tensor_all_finite")
+def verify_tensor_all_finite(t=None, msg=None, name=None, x=None, message=None):
+    """``t`` through an Identity that first checks it for NaN and Inf (``CheckNumerics``
+    with ``msg``)."""
+    x = t if x is None else x
+    message = msg if message is None else message
+    with name_scope(name, "VerifyFinite", [x]):
+        x = convert_to_tensor(x, name="x")
+        graph = x.graph
+        with graph.colocate_with(x.op):
+            verify_input = checks.check_numerics(x, message=message)
+            return control_flow_ops.with_dependencies([verify_input], x)

@@ -209,6 +209,33 @@ def _fold_broadcast_args(op, index):
 CONSTANT_VALUE_FNS["BroadcastArgs"] = _fold_broadcast_args
 
 
+@tf_export("broadcast_static_shape")
+def broadcast_static_shape(shape_x, shape_y):
+    """The broadcast of two TensorShapes (unknown dimensions stay unknown); ValueError when
+    they cannot broadcast."""
+    shape_x, shape_y = tensor_shape.as_shape(shape_x), tensor_shape.as_shape(shape_y)
+    if shape_x.rank is None or shape_y.rank is None:
+        return tensor_shape.unknown_shape()
+    x, y = shape_x.as_list()[::-1], shape_y.as_list()[::-1]
+    out = []
+    for i in range(max(len(x), len(y))):
+        a = x[i] if i < len(x) else 1
+        b = y[i] if i < len(y) else 1
+        if a == 1:
+            out.append(b)
+        elif b == 1 or b == a:
+            out.append(a)
+        elif a is None or b is None:
+            out.append(a if b is None else b)  # the known one (TF: compatible if it holds)
+        else:
+            raise ValueError(
+                "Incompatible shapes for broadcasting. Two shapes are compatible if for each "
+                "dimension pair they are either equal or one of them is 1. Received: "
+                f"{shape_x} and {shape_y}."
+            )
+    return tensor_shape.TensorShape(out[::-1])
+
+
 @tf_export("broadcast_dynamic_shape")
 def broadcast_dynamic_shape(shape_x, shape_y):
     """The broadcast of two shape vectors (``BroadcastArgs``)."""
