@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from lowering.reference.image import bilinear_taps, check_resize, nearest_taps
+from lowering.reference.image import adjust_hsv, bilinear_taps, check_resize, nearest_taps
 from lowering.registry import lowering
 from lowering.static import static_ints
 
@@ -66,3 +66,13 @@ def _adjust_contrast(ctx, op, images, contrast_factor):
     x = images.astype(jnp.float32)
     mean = jnp.mean(x, axis=(-3, -2), keepdims=True)
     return ((x - mean) * jnp.float32(contrast_factor) + mean).astype(images.dtype)
+
+
+@lowering("AdjustHue")
+def _adjust_hue(ctx, op, images, delta):
+    return adjust_hsv(jnp, images, hue_delta=delta)
+
+
+@lowering("AdjustSaturation")
+def _adjust_saturation(ctx, op, images, scale):
+    return adjust_hsv(jnp, images, saturation_scale=scale)

@@ -131,3 +131,83 @@ def _adjust_contrast(ctx, op, images, contrast_factor):
     x = images.astype(np.float32)
     mean = x.mean(axis=(-3, -2), keepdims=True, dtype=np.float32)
     return ((x - mean) * np.float32(factor) + mean).astype(images.dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# AdjustHue / AdjustSaturation: TF's CPU kernels' HSV conversions, pixel-wise and vectorised
+# (shared with the JAX rules through ``xp``, numpy or jax.numpy)
+# ---------------------------------------------------------------------------------------------
+def rgb_to_hsv(xp, r, g, b):
+    """TF's float32 arithmetic; its ``+ 2.0 / 6.0`` and ``+ 4.0 / 6.0`` are in double."""
+    vv = xp.maximum(r, xp.maximum(g, b))
+    value_range = vv - xp.minimum(r, xp.minimum(g, b))
+    s = xp.where(vv > 0, value_range / xp.where(vv > 0, vv, 1), 0).astype(r.dtype)
+    safe = xp.where(value_range > 0, value_range, 1)
+    norm = (1.0 / (6.0 * safe)).astype(r.dtype)
+
+    def plus_sixths(x, k):
+        return (x.astype(xp.float64) + k / 6.0).astype(r.dtype)
+
+    otherwise = xp.where(g == vv, plus_sixths(norm * (b - r), 2), plus_sixths(norm * (r - g), 4))
+    hh = xp.where(r == vv, norm * (g - b), otherwise)
+    hh = xp.where(value_range <= 0, 0, hh).astype(r.dtype)
+    hh = xp.where(hh < 0, hh + 1, hh)
+    return hh, s, vv
+
+
+def hsv_to_rgb(xp, h, s, v):
+    c = s * v
+    m = v - c
+    dh = h * 6
+    category = xp.trunc(dh).astype(xp.int32)
+    fmodu = xp.mod(dh, 2.0).astype(h.dtype)
+    x = c * (1 - xp.abs(fmodu - 1))
+    zero = xp.zeros_like(c)
+    choices = [
+        (c, x, zero),
+        (x, c, zero),
+        (zero, c, x),
+        (zero, x, c),
+        (x, zero, c),
+        (c, zero, x),
+    ]
+    out = []
+    for channel in range(3):
+        value = zero
+        for k, triple in enumerate(choices):
+            value = xp.where(category == k, triple[channel], value)
+        out.append(value + m)
+    return out
+
+
+def adjust_hsv(xp, images, hue_delta=None, saturation_scale=None):
+    x = images.astype(xp.float32)
+    h, s, v = rgb_to_hsv(xp, x[..., 0], x[..., 1], x[..., 2])
+    if hue_delta is not None:
+        h = xp.fmod(h + xp.float32(hue_delta), xp.float32(1.0))
+        h = xp.where(h < 0, h + 1, h)
+    if saturation_scale is not None:
+        s = xp.clip(s * xp.float32(saturation_scale), 0, 1)
+    r, g, b = hsv_to_rgb(xp, h, s, v)
+    return xp.stack([r, g, b], axis=-1).astype(images.dtype)
+
+
+def _check_rgb(op, images):
+    if images.ndim < 3 or images.shape[-1] != 3:
+        raise errors.InvalidArgumentError(
+            None, op, f"input must have 3 channels but instead has {images.shape[-1]} channels."
+        )
+
+
+@reference("AdjustHue")
+def _adjust_hue(ctx, op, images, delta):
+    images = np.asarray(images)
+    _check_rgb(op, images)
+    return adjust_hsv(np, images, hue_delta=np.asarray(delta))
+
+
+@reference("AdjustSaturation")
+def _adjust_saturation(ctx, op, images, scale):
+    images = np.asarray(images)
+    _check_rgb(op, images)
+    return adjust_hsv(np, images, saturation_scale=np.asarray(scale))

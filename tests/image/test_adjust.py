@@ -34,6 +34,37 @@ def test_adjustments_match_tf():
     assert_parity(program, rtol=2e-3, atol=2e-3)
 
 
+GRAYS = np.array([[[0.5, 0.5, 0.5], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]], np.float32)
+PURE = np.array([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]], np.float32)
+
+
+@pytest.mark.parametrize("delta", [0.0, 0.2, -0.45, 0.5, 1.0])
+def test_adjust_hue_matches_tf(delta):
+    def program(tf):
+        return [
+            tf.image.adjust_hue(tf.constant(IMAGE), delta),
+            tf.image.adjust_hue(tf.constant(BATCH), delta),
+            tf.image.adjust_hue(tf.constant(UINT8), delta),
+            tf.image.adjust_hue(tf.constant(GRAYS), delta),
+            tf.image.adjust_hue(tf.constant(PURE), delta),
+        ]
+
+    assert_parity(program, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("factor", [0.0, 0.5, 1.0, 2.5])
+def test_adjust_saturation_matches_tf(factor):
+    def program(tf):
+        return [
+            tf.image.adjust_saturation(tf.constant(IMAGE), factor),
+            tf.image.adjust_saturation(tf.constant(UINT8), factor),
+            tf.image.adjust_saturation(tf.constant(GRAYS), factor),
+            tf.image.adjust_saturation(tf.constant(PURE), factor),
+        ]
+
+    assert_parity(program, rtol=1e-5, atol=1e-5)
+
+
 @pytest.mark.parametrize("k", [0, 1, 2, 3, 5, -1])
 def test_rot90_matches_tf(k):
     def program(tf):
@@ -64,14 +95,17 @@ def test_random_adjustments_stay_in_range_and_repeat_with_a_seed():
                 tfcompat.image.random_brightness(x, 0.25),
                 tfcompat.image.random_contrast(x, 0.5, 1.5),
                 tfcompat.image.random_crop(x, [3, 4, 3]),
+                tfcompat.image.random_hue(x, 0.2),
+                tfcompat.image.random_saturation(x, 0.5, 1.5),
             ]
             with tfcompat.Session() as sess:
                 return [sess.run(ops) for _ in range(20)]
 
     runs = draws(7)
-    deltas = np.array([(b - IMAGE).mean() for b, _, _ in runs])
+    deltas = np.array([(run[0] - IMAGE).mean() for run in runs])
     assert np.all(np.abs(deltas) <= 0.25) and deltas.std() > 0.05
-    for _, contrasted, crop in runs:
+    for _, contrasted, crop, hued, saturated in runs:
+        assert hued.shape == saturated.shape == IMAGE.shape
         mean = IMAGE.mean(axis=(0, 1))
         factor = (contrasted - mean) / (IMAGE - mean)
         assert 0.5 <= np.median(factor) <= 1.5
@@ -98,3 +132,7 @@ def test_argument_errors_match_tf():
                 tf.image.random_contrast(x, -1.0, 0.5)
             with pytest.raises(ValueError, match="Gamma should be a non-negative real number."):
                 tf.image.adjust_gamma(x, -1.0)
+            with pytest.raises(ValueError, match="max_delta must be <= 0.5."):
+                tf.image.random_hue(x, 0.6)
+            with pytest.raises(ValueError, match="upper must be > lower."):
+                tf.image.random_saturation(x, 1.0, 1.0)

@@ -214,3 +214,83 @@ def total_variation(images, name=None):
         return reduction_ops.reduce_sum(math_ops.abs(dif1), axis=axis) + reduction_ops.reduce_sum(
             math_ops.abs(dif2), axis=axis
         )
+
+
+# ---------------------------------------------------------------------------------------------
+# Hue and saturation: TF's AdjustHue / AdjustSaturation ops (HSV round trips per pixel)
+# ---------------------------------------------------------------------------------------------
+def _hsv_adjust_shape(op):
+    images = op.inputs[0].shape
+    if images.rank is not None and images.rank < 3:
+        raise ValueError(
+            f"Shape must be at least rank 3 but is rank {images.rank} for "
+            f"'{{{{node {op.name}}}}} = {op.type}[T=DT_FLOAT]'"
+        )
+    return [images]
+
+
+# No gradients: TF registers none for either.
+register_op(
+    "AdjustHue",
+    inputs=["images: T", "delta: float"],
+    outputs=["output: T"],
+    attrs=["T: {half, float} = DT_FLOAT"],
+    shape_fn=_hsv_adjust_shape,
+)
+register_op(
+    "AdjustSaturation",
+    inputs=["images: T", "scale: float"],
+    outputs=["output: T"],
+    attrs=["T: {half, float} = DT_FLOAT"],
+    shape_fn=_hsv_adjust_shape,
+)
+
+
+def _hsv_adjusted(op_type, default_name, argument, image, value, name):
+    with name_scope(name, default_name, [image]):
+        image = convert_to_tensor(image, name="image")
+        flt_image = _as_float_image(image)
+        adjusted = apply_op(op_type, images=flt_image, **{argument: value}).outputs[0]
+        return convert_image_dtype(adjusted, image.dtype)
+
+
+@tf_export("image.adjust_hue")
+def adjust_hue(image, delta, name=None):
+    """Rotates the hue of RGB ``image`` by ``delta`` (a fraction of the colour circle,
+    in [-1, 1])."""
+    return _hsv_adjusted("AdjustHue", "adjust_hue", "delta", image, delta, name)
+
+
+@tf_export("image.adjust_saturation")
+def adjust_saturation(image, saturation_factor, name=None):
+    """Multiplies the saturation of RGB ``image`` by ``saturation_factor`` (clipped to
+    [0, 1])."""
+    return _hsv_adjusted(
+        "AdjustSaturation", "adjust_saturation", "scale", image, saturation_factor, name
+    )
+
+
+@tf_export("image.random_hue")
+def random_hue(image, max_delta, seed=None):
+    """``adjust_hue`` by a delta drawn uniformly from ``[-max_delta, max_delta)``."""
+    from tfcompat.ops import random_ops
+
+    if max_delta > 0.5:
+        raise ValueError("max_delta must be <= 0.5.")
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    delta = random_ops.random_uniform([], -max_delta, max_delta, seed=seed)
+    return adjust_hue(image, delta)
+
+
+@tf_export("image.random_saturation")
+def random_saturation(image, lower, upper, seed=None):
+    """``adjust_saturation`` by a factor drawn uniformly from ``[lower, upper)``."""
+    from tfcompat.ops import random_ops
+
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+    factor = random_ops.random_uniform([], lower, upper, seed=seed)
+    return adjust_saturation(image, factor)
