@@ -475,3 +475,34 @@ def _string_to_number(ctx, op, strings):
             )
         values.append(value)
     return np.array(values, dtype=dtype).reshape(strings.shape)
+
+
+@reference("ReduceJoin")
+def _reduce_join(ctx, op, inputs, reduction_indices):
+    """Joins over the listed axes; the first listed varies fastest in the joined order
+    (``[0, 1]`` of ``[[a, b], [c, d]]`` is ``acbd``)."""
+    strings = _strings(inputs)
+    rank = strings.ndim
+    axes = [int(a) for a in np.reshape(np.asarray(reduction_indices), -1)]
+    normalized = []
+    for a in axes:
+        if not -rank <= a < rank:
+            raise errors.OutOfRangeError(
+                None, op, f"Invalid reduction dimension {a} for input with {rank} dimension(s)"
+            )
+        a = a + rank if a < 0 else a
+        if a in normalized:
+            raise _invalid(op, f"Duplicate reduction dimension {a}")
+        normalized.append(a)
+    separator = op.attrs["separator"]
+    separator = separator.encode() if isinstance(separator, str) else separator
+    kept = [d for d in range(rank) if d not in normalized]
+    # Kept axes first, then the reduced ones slowest-first (the last listed outermost).
+    moved = np.transpose(strings, kept + normalized[::-1])
+    kept_shape = [strings.shape[d] for d in kept]
+    rows = moved.reshape(int(np.prod(kept_shape, dtype=np.int64)), -1)
+    joined = [separator.join(row.tolist()) for row in rows]
+    out = _object_array(joined, kept_shape)
+    if op.attrs["keep_dims"]:
+        out = out.reshape([1 if d in normalized else n for d, n in enumerate(strings.shape)])
+    return out

@@ -13,6 +13,8 @@ TF 2.21's ``tf.compat.v1`` builds.
 
 from __future__ import annotations
 
+import numpy as np
+
 from tfcompat.framework import common_shapes, dtypes, scopes, tensor_shape
 from tfcompat.framework.gradient_registry import no_gradient
 from tfcompat.framework.op_def import register_op as _register_op
@@ -425,3 +427,65 @@ def string_lower(input, encoding="", name=None):  # noqa: A002
 def string_upper(input, encoding="", name=None):  # noqa: A002
     """ASCII letters of each string in upper case (``encoding='utf-8'``: all letters)."""
     return apply_op("StringUpper", name=name, input=input, encoding=encoding).outputs[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# ReduceJoin
+# ---------------------------------------------------------------------------------------------
+def _reduce_join_shape(op):
+    from tfcompat.framework.constant_value import constant_value
+
+    shape = op.inputs[0].shape
+    axes = constant_value(op.inputs[1])
+    if shape.rank is None or axes is None:
+        return [tensor_shape.unknown_shape()]
+    rank = shape.rank
+    axes = [int(a) + rank if int(a) < 0 else int(a) for a in np.reshape(axes, -1)]
+    dims = shape.as_list()
+    if op.attrs["keep_dims"]:
+        return [tensor_shape.TensorShape([1 if i in axes else d for i, d in enumerate(dims)])]
+    return [tensor_shape.TensorShape([d for i, d in enumerate(dims) if i not in axes])]
+
+
+register_op(
+    "ReduceJoin",
+    inputs=["inputs: string", "reduction_indices: int32"],
+    outputs=["output: string"],
+    attrs=["keep_dims: bool = false", "separator: string = ''"],
+    shape_fn=_reduce_join_shape,
+)
+no_gradient("ReduceJoin")
+
+
+@tf_export("strings.reduce_join", "reduce_join")
+def reduce_join(
+    inputs,
+    axis=None,
+    keep_dims=None,
+    separator="",
+    name=None,
+    reduction_indices=None,
+    keepdims=None,
+):
+    """Joins the strings of ``inputs`` across ``axis`` (all axes by default) with
+    ``separator``; with several axes the first listed varies fastest, as in TF."""
+    from tfcompat.framework.constant_op import constant
+
+    keepdims = keepdims if keepdims is not None else keep_dims
+    keepdims = bool(keepdims) if keepdims is not None else False
+    axis = axis if axis is not None else reduction_indices
+    with scopes.name_scope(None, "ReduceJoin", [inputs, axis]):
+        inputs_t = convert_to_tensor(inputs)
+        if axis is None:
+            rank = inputs_t.shape.ndims
+            if rank is None:
+                raise NotImplementedError("reduce_join over all axes needs a known rank")
+            axis = constant(np.arange(rank - 1, -1, -1), dtype=dtypes.int32)
+        return apply_op(
+            "ReduceJoin",
+            name=name,
+            inputs=inputs_t,
+            reduction_indices=axis,
+            keep_dims=keepdims,
+            separator=separator,
+        ).outputs[0]
