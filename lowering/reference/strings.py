@@ -10,6 +10,7 @@ which is the batch API Python offers for variable-length strings. numpy's fixed-
 
 from __future__ import annotations
 
+import base64
 import itertools
 import re
 
@@ -506,3 +507,45 @@ def _reduce_join(ctx, op, inputs, reduction_indices):
     if op.attrs["keep_dims"]:
         out = out.reshape([1 if d in normalized else n for d, n in enumerate(strings.shape)])
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Web-safe base64, with TF's decoder checks (only the last group of four may hold padding)
+# ---------------------------------------------------------------------------------------------
+_BASE64_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+
+@reference("EncodeBase64")
+def _encode_base64(ctx, op, strings):
+    strings = _strings(strings)
+    pad = op.attrs["pad"]
+    out = []
+    for item in strings.reshape(-1):
+        encoded = base64.urlsafe_b64encode(item if isinstance(item, bytes) else str(item).encode())
+        out.append(encoded if pad else encoded.rstrip(b"="))
+    return _object_array(out, strings.shape)
+
+
+def _decode_one(op, data: bytes) -> bytes:
+    remain = (len(data) - 1) % 4 + 1 if data else 0
+    head, tail = data[: len(data) - remain], data[len(data) - remain :]
+    if not set(head) <= _BASE64_CHARS:
+        raise _invalid(op, "Invalid character found in base64.")
+    if remain == 1:
+        raise _invalid(op, "Base64 string length cannot be 1 modulo 4.")
+    if remain == 4 and tail[3:] == b"=":
+        tail = tail[:2] if tail[2:3] == b"=" else tail[:3]
+    if not set(tail) <= _BASE64_CHARS:
+        raise _invalid(op, "Invalid character found in base64.")
+    body = head + tail
+    return base64.urlsafe_b64decode(body + b"=" * (-len(body) % 4))
+
+
+@reference("DecodeBase64")
+def _decode_base64(ctx, op, strings):
+    strings = _strings(strings)
+    out = [
+        _decode_one(op, item if isinstance(item, bytes) else str(item).encode())
+        for item in strings.reshape(-1)
+    ]
+    return _object_array(out, strings.shape)

@@ -489,3 +489,35 @@ def reduce_join(
             keep_dims=keepdims,
             separator=separator,
         ).outputs[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Web-safe base64
+# ---------------------------------------------------------------------------------------------
+register_op(
+    "EncodeBase64",
+    inputs=["input: string"],
+    outputs=["output: string"],
+    attrs=["pad: bool = false"],
+    shape_fn=common_shapes.unchanged,
+)
+register_op(
+    "DecodeBase64",
+    inputs=["input: string"],
+    outputs=["output: string"],
+    shape_fn=common_shapes.unchanged,
+)
+no_gradient("EncodeBase64")
+no_gradient("DecodeBase64")
+
+
+@tf_export("io.encode_base64", "encode_base64")
+def encode_base64(input, pad=False, name=None):  # noqa: A002 - TF's argument name
+    """Each string in web-safe base64 (``-`` and ``_``), padded with ``=`` if ``pad``."""
+    return apply_op("EncodeBase64", name=name, input=input, pad=pad).outputs[0]
+
+
+@tf_export("io.decode_base64", "decode_base64")
+def decode_base64(input, name=None):  # noqa: A002
+    """Each web-safe base64 string decoded (padding optional)."""
+    return apply_op("DecodeBase64", name=name, input=input).outputs[0]
