@@ -260,3 +260,10 @@ def _bound(side):
 
 lowering("LowerBound")(_bound("left"))
 lowering("UpperBound")(_bound("right"))
+
+
+@lowering("Bitcast")
+def _bitcast(ctx, op, x):
+    # lax's bitcast has TF's shape rule: a narrower type adds a last axis, a wider one
+    # consumes it.
+    return jax.lax.bitcast_convert_type(x, op.attrs["type"].as_numpy_dtype)

@@ -128,6 +128,7 @@ from tfcompat.ops import sparse_map_ops  # noqa: F401 - SparseTensors through ba
 from tfcompat.framework import graph_util  # noqa: F401 - tf.graph_util
 from tfcompat.ops import image_adjust_ops  # noqa: F401 - tf.image.adjust_* & co
 from tfcompat.ops import search_ops  # noqa: F401 - tf.searchsorted
+from tfcompat.ops import bitcast_ops  # noqa: F401 - tf.bitcast
 from tfcompat import saved_model  # noqa: F401 - tf.saved_model
 from tfcompat import platform as _platform  # noqa: F401 - tf.logging, tf.app, tf.flags, tf.gfile
 from tfcompat import summary  # noqa: F401 - tf.summary.FileWriter

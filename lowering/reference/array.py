@@ -365,3 +365,21 @@ def _bound(side):
 
 reference("LowerBound")(_bound("left"))
 reference("UpperBound")(_bound("right"))
+
+
+@reference("Bitcast")
+def _bitcast(ctx, op, x):
+    x = np.ascontiguousarray(x)
+    target = np.dtype(op.attrs["type"].as_numpy_dtype)
+    if x.dtype.itemsize == target.itemsize:
+        return x.view(target)
+    if x.dtype.itemsize > target.itemsize:
+        return x.reshape(x.shape + (1,)).view(target)
+    ratio = target.itemsize // x.dtype.itemsize
+    if x.ndim == 0 or x.shape[-1] != ratio:
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            f"Cannot bitcast due to shape. {x.shape[-1] if x.ndim else 0} does not match {ratio}",
+        )
+    return x.view(target).reshape(x.shape[:-1])
