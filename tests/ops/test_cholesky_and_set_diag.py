@@ -66,7 +66,6 @@ def test_eye_with_static_and_tensor_sizes_matches_tf():
             tf.eye(3),
             tf.eye(2, 4),
             tf.eye(4, 2, batch_shape=[2], dtype=tf.int32),
-            tf.eye(tf.constant(3)),
             tf.eye(3, batch_shape=tf.constant([2])),
             tf.eye(n, 2),
         ], {n: 3}
