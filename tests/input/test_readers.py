@@ -3,11 +3,10 @@ skipped header lines, CRLF) and WholeFileReader over a string_input_producer, wi
 read / read_up_to, TF's keys, counters, the end of the input (OutOfRangeError), and a
 parse_single_example pipeline into tf.train.batch."""
 
-import numpy as np
 import pytest
 
 import tfcompat
-from tests.input.pipelines import run_pipeline
+from tests.input.pipelines import assert_same_pipeline as _assert_same
 from tests.oracle import tf1
 
 
@@ -42,19 +41,6 @@ def files(tmp_path_factory):
         text.append(str(path))
     paths["text"] = text
     return paths
-
-
-def _assert_same(build):
-    ours, our_nodes = run_pipeline(tfcompat, build, max_steps=50)
-    theirs, their_nodes = run_pipeline(tf1(), build, max_steps=50)
-    assert len(ours) == len(theirs) > 0
-    for a, b in zip(ours, theirs):
-        for x, y in zip(a, b):
-            x, y = np.asarray(x), np.asarray(y)
-            assert x.dtype == y.dtype and x.shape == y.shape
-            np.testing.assert_array_equal(x, y)
-    assert {n: v[:2] for n, v in our_nodes.items()} == {n: v[:2] for n, v in their_nodes.items()}
-    return ours
 
 
 @pytest.mark.parametrize("compression", ["", "GZIP"])

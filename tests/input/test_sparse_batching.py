@@ -7,6 +7,7 @@ batches and the same GraphDef."""
 import numpy as np
 
 import tfcompat
+from tests.input.pipelines import assert_same_pipeline as _assert_same
 from tests.input.pipelines import run_pipeline
 from tests.oracle import tf1
 
@@ -40,19 +41,6 @@ def _parsed_record_batches(tf):
     batch = tf.train.batch(features, batch_size=2, allow_smaller_final_batch=True)
     ids = batch["ids"]
     return [ids.indices, ids.values, ids.dense_shape, batch["label"]]
-
-
-def _assert_same(build):
-    ours, our_nodes = run_pipeline(tfcompat, build)
-    theirs, their_nodes = run_pipeline(tf1(), build)
-    assert len(ours) == len(theirs) > 0
-    for a, b in zip(ours, theirs):
-        for x, y in zip(a, b):
-            x, y = np.asarray(x), np.asarray(y)
-            assert x.dtype == y.dtype and x.shape == y.shape
-            np.testing.assert_array_equal(x, y)
-    assert {n: v[:2] for n, v in our_nodes.items()} == {n: v[:2] for n, v in their_nodes.items()}
-    return ours
 
 
 def test_var_len_features_batched_through_a_queue_match_tf():

@@ -78,14 +78,12 @@ for _op_type in (
     no_gradient(_op_type)
 
 
-def add_sparse_to_tensors_map(sp_input, container=None, shared_name=None, name=None):
-    """The int64 handle of ``sp_input`` stored in a SparseTensorsMap (TF's
-    ``sparse_ops._add_sparse_to_tensors_map``)."""
+def _add_to_map(op_type, sp_input, container, shared_name, name):
     from tfcompat.ops.sparse_ops import convert_to_sparse_tensor
 
     sp_input = convert_to_sparse_tensor(sp_input)
     return apply_op(
-        "AddSparseToTensorsMap",
+        op_type,
         name=name,
         sparse_indices=sp_input.indices,
         sparse_values=sp_input.values,
@@ -93,23 +91,18 @@ def add_sparse_to_tensors_map(sp_input, container=None, shared_name=None, name=N
         container=container or "",
         shared_name=shared_name or "",
     ).outputs[0]
+
+
+def add_sparse_to_tensors_map(sp_input, container=None, shared_name=None, name=None):
+    """The int64 handle of ``sp_input`` stored in a SparseTensorsMap (TF's
+    ``sparse_ops._add_sparse_to_tensors_map``)."""
+    return _add_to_map("AddSparseToTensorsMap", sp_input, container, shared_name, name)
 
 
 def add_many_sparse_to_tensors_map(sp_input, container=None, shared_name=None, name=None):
     """One handle per row (first dimension) of ``sp_input``, each row stored in a
     SparseTensorsMap as a SparseTensor of one rank less."""
-    from tfcompat.ops.sparse_ops import convert_to_sparse_tensor
-
-    sp_input = convert_to_sparse_tensor(sp_input)
-    return apply_op(
-        "AddManySparseToTensorsMap",
-        name=name,
-        sparse_indices=sp_input.indices,
-        sparse_values=sp_input.values,
-        sparse_shape=sp_input.dense_shape,
-        container=container or "",
-        shared_name=shared_name or "",
-    ).outputs[0]
+    return _add_to_map("AddManySparseToTensorsMap", sp_input, container, shared_name, name)
 
 
 def take_many_sparse_from_tensors_map(sparse_map_op, sparse_handles, rank=None, name=None):
