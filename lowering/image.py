@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from lowering.reference.image import adjust_hsv, bilinear_taps, check_resize, nearest_taps
+from lowering.reference.image import (
+    adjust_hsv,
+    bilinear_taps,
+    check_resize,
+    hsv_to_rgb_image,
+    nearest_taps,
+    rgb_to_hsv_image,
+)
 from lowering.registry import lowering
 from lowering.static import static_ints
 
@@ -76,3 +83,13 @@ def _adjust_hue(ctx, op, images, delta):
 @lowering("AdjustSaturation")
 def _adjust_saturation(ctx, op, images, scale):
     return adjust_hsv(jnp, images, saturation_scale=scale)
+
+
+@lowering("RGBToHSV")
+def _rgb_to_hsv(ctx, op, images):
+    return rgb_to_hsv_image(jnp, images)
+
+
+@lowering("HSVToRGB")
+def _hsv_to_rgb(ctx, op, images):
+    return hsv_to_rgb_image(jnp, images)

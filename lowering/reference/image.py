@@ -211,3 +211,49 @@ def _adjust_saturation(ctx, op, images, scale):
     images = np.asarray(images)
     _check_rgb(op, images)
     return adjust_hsv(np, images, saturation_scale=np.asarray(scale))
+
+
+# ---------------------------------------------------------------------------------------------
+# RGBToHSV / HSVToRGB: TF's colorspace kernels (Eigen expressions in the image's dtype)
+# ---------------------------------------------------------------------------------------------
+def rgb_to_hsv_image(xp, images):
+    r, g, b = images[..., 0], images[..., 1], images[..., 2]
+    dtype = images.dtype
+    v = xp.maximum(xp.maximum(r, g), b)
+    value_range = v - xp.minimum(xp.minimum(r, g), b)
+    s = xp.where(v > 0, value_range / xp.where(v > 0, v, 1), 0).astype(dtype)
+    norm = (1 / xp.where(value_range > 0, value_range, 1)).astype(dtype) * dtype.type(1.0 / 6.0)
+    h = xp.where(
+        r == v,
+        norm * (g - b),
+        xp.where(
+            g == v, norm * (b - r) + dtype.type(2.0 / 6.0), norm * (r - g) + dtype.type(4.0 / 6.0)
+        ),
+    )
+    h = xp.where(value_range > 0, h, 0).astype(dtype)
+    h = xp.where(h < 0, h + 1, h)
+    return xp.stack([h, s, v], axis=-1)
+
+
+def hsv_to_rgb_image(xp, images):
+    h, s, v = images[..., 0], images[..., 1], images[..., 2]
+    dh = h * 6
+    dr = xp.clip(xp.abs(dh - 3) - 1, 0, 1)
+    dg = xp.clip(-xp.abs(dh - 2) + 2, 0, 1)
+    db = xp.clip(-xp.abs(dh - 4) + 2, 0, 1)
+    one_s = 1 - s
+    return xp.stack([(one_s + s * d) * v for d in (dr, dg, db)], axis=-1).astype(images.dtype)
+
+
+@reference("RGBToHSV")
+def _rgb_to_hsv(ctx, op, images):
+    images = np.asarray(images)
+    _check_rgb(op, images)
+    return rgb_to_hsv_image(np, images)
+
+
+@reference("HSVToRGB")
+def _hsv_to_rgb(ctx, op, images):
+    images = np.asarray(images)
+    _check_rgb(op, images)
+    return hsv_to_rgb_image(np, images)

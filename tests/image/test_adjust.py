@@ -136,3 +136,19 @@ def test_argument_errors_match_tf():
                 tf.image.random_hue(x, 0.6)
             with pytest.raises(ValueError, match="upper must be > lower."):
                 tf.image.random_saturation(x, 1.0, 1.0)
+
+
+def test_rgb_hsv_round_trip_and_gradient_match_tf():
+    # Ties (grays, pure colours) exercise the tie-breaking masks of the gradient.
+    ties = [GRAYS[0][None].repeat(5, 0), PURE[0][None].repeat(5, 0)]
+    colors = np.concatenate([IMAGE, *ties], axis=1)
+
+    def program(tf):
+        x = tf.constant(colors)
+        hsv = tf.image.rgb_to_hsv(x)
+        back = tf.image.hsv_to_rgb(hsv)
+        weights = tf.constant(np.linspace(0.5, 2.0, 3, dtype=np.float32))
+        (grad,) = tf.gradients(tf.reduce_sum(hsv * weights), [x])
+        return [hsv, back, grad, tf.image.hsv_to_rgb(tf.constant(BATCH))]
+
+    assert_parity(program, rtol=1e-5, atol=1e-5)

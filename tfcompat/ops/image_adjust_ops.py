@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from tfcompat.framework import dtypes
+from tfcompat.framework.gradient_registry import RegisterGradient, no_gradient
 from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import apply_op, convert_to_tensor
 from tfcompat.framework.scopes import name_scope
@@ -294,3 +295,113 @@ def random_saturation(image, lower, upper, seed=None):
         raise ValueError("lower must be non-negative.")
     factor = random_ops.random_uniform([], lower, upper, seed=seed)
     return adjust_saturation(image, factor)
+
+
+# ---------------------------------------------------------------------------------------------
+# RGB <-> HSV (TF's RGBToHSV / HSVToRGB; RGBToHSV's gradient is TF's piecewise derivative)
+# ---------------------------------------------------------------------------------------------
+_COLOR_T = "T: {half, bfloat16, float, double} = DT_FLOAT"
+register_op(
+    "RGBToHSV",
+    inputs=["images: T"],
+    outputs=["output: T"],
+    attrs=[_COLOR_T],
+    shape_fn=lambda op: [op.inputs[0].shape],
+)
+register_op(
+    "HSVToRGB",
+    inputs=["images: T"],
+    outputs=["output: T"],
+    attrs=[_COLOR_T],
+    shape_fn=lambda op: [op.inputs[0].shape],
+)
+no_gradient("HSVToRGB")
+
+
+@tf_export("image.rgb_to_hsv")
+def rgb_to_hsv(images, name=None):
+    """RGB images (last axis, floats in [0, 1]) as hue, saturation, value in [0, 1]."""
+    return apply_op("RGBToHSV", name=name, images=images).outputs[0]
+
+
+@tf_export("image.hsv_to_rgb")
+def hsv_to_rgb(images, name=None):
+    """HSV images (last axis, floats in [0, 1]) as RGB."""
+    return apply_op("HSVToRGB", name=name, images=images).outputs[0]
+
+
+@RegisterGradient("RGBToHSV")
+def _rgb_to_hsv_grad(op, grad):
+    """TF's derivative, case by case on which channel is the maximum and the minimum
+    (ties broken R > G > B); reciprocals of zero are zero."""
+    from tfcompat.ops import math_ops
+
+    r, g, b = (op.inputs[0][..., i] for i in range(3))
+    saturation, value = op.outputs[0][..., 1], op.outputs[0][..., 2]
+
+    def mask(x):
+        return math_ops.cast(x, dtypes.float32)
+
+    def recip(x):
+        return math_ops.div_no_nan(1.0, x)
+
+    r_max = mask((r >= b) & (r >= g))
+    g_max = mask((g > r) & (g >= b))
+    b_max = mask((b > r) & (b > g))
+    r_min = mask((r < b) & (r < g))
+    g_min = mask((g <= r) & (g < b))
+    b_min = mask((b <= r) & (b <= g))
+    r_pos, g_pos, b_pos = mask(r > 0), mask(g > 0), mask(b > 0)
+
+    def ds(pos, c_max, c_min, c, o1_max, o1_min, o1, o2_max, o2_min, o2):
+        as_max = c_max * (o1_min * o1 + o2_min * o2) * recip(math_ops.square(c))
+        as_min = c_min * -1 * recip(o1_max * o1 + o2_max * o2)
+        return pos * (as_max + as_min)
+
+    ds_dr = ds(r_pos, r_max, r_min, r, g_max, g_min, g, b_max, b_min, b)
+    ds_dg = ds(g_pos, g_max, g_min, g, r_max, r_min, r, b_max, b_min, b)
+    ds_db = ds(b_pos, b_max, b_min, b, g_max, g_min, g, r_max, r_min, r)
+
+    sv = recip(math_ops.square(saturation)) * recip(math_ops.square(value))
+    dh_dr = (
+        60
+        * (
+            r_pos * r_max * -1 * (g - b) * sv
+            + g_pos * g_max * r_min * (b - g) * recip(math_ops.square(r - g))
+            + g_pos * g_max * b_min * -1 * recip(g - b)
+            + b_pos * b_max * r_min * (b - g) * recip(math_ops.square(b - r))
+            + b_pos * b_max * g_min * recip(b - g)
+        )
+        / 360
+    )
+    dh_dg = (
+        60
+        * (
+            g_pos * g_max * -1 * (b - r) * sv
+            + r_pos * r_max * g_min * (r - b) * recip(math_ops.square(r - g))
+            + r_pos * r_max * b_min * recip(r - b)
+            + b_pos * b_max * g_min * (r - b) * recip(math_ops.square(b - g))
+            + b_pos * b_max * r_min * -1 * recip(b - r)
+        )
+        / 360
+    )
+    dh_db = (
+        60
+        * (
+            b_pos * b_max * -1 * (r - g) * sv
+            + r_pos * r_max * b_min * (g - r) * recip(math_ops.square(r - b))
+            + r_pos * r_max * g_min * -1 * recip(r - g)
+            + g_pos * g_max * b_min * (g - r) * recip(math_ops.square(g - b))
+            + g_pos * g_max * r_min * recip(g - r)
+        )
+        / 360
+    )
+
+    def per_channel(channel, dr, dg, db):
+        return array_ops.stack([grad[..., channel] * d for d in (dr, dg, db)], axis=-1)
+
+    return (
+        per_channel(2, r_max, g_max, b_max)
+        + per_channel(1, ds_dr, ds_dg, ds_db)
+        + per_channel(0, dh_dr, dh_dg, dh_db)
+    )
