@@ -18,6 +18,13 @@ from tfcompat.ops import math_ops
 from tfcompat.util.tf_export import tf_export
 
 
+def _initial_and_casts(learning_rate, *values):
+    """The ``initial_learning_rate`` tensor and ``values`` cast to its dtype, created in
+    that order (TF's node order and names)."""
+    initial = convert_to_tensor(learning_rate, name="initial_learning_rate")
+    return (initial, *(math_ops.cast(v, initial.dtype) for v in values))
+
+
 @tf_export("train.exponential_decay")
 def exponential_decay(
     learning_rate, global_step, decay_steps, decay_rate, staircase=False, name=None
@@ -27,10 +34,10 @@ def exponential_decay(
     if global_step is None:
         raise ValueError("global_step is required for exponential_decay.")
     with scopes.name_scope(name, "ExponentialDecay") as scope:
-        initial = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        initial, decay_steps, decay_rate = _initial_and_casts(
+            learning_rate, decay_steps, decay_rate
+        )
         dtype = initial.dtype
-        decay_steps = math_ops.cast(decay_steps, dtype)
-        decay_rate = math_ops.cast(decay_rate, dtype)
         p = math_ops.cast(global_step, dtype) / decay_steps
         if staircase:
             p = math_ops.floor(p)
@@ -54,10 +61,10 @@ def inverse_time_decay(
 ):
     """``learning_rate / (1 + decay_rate * global_step / decay_steps)``."""
     with scopes.name_scope(name, "InverseTimeDecay") as scope:
-        initial = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        initial, decay_steps, decay_rate = _initial_and_casts(
+            learning_rate, decay_steps, decay_rate
+        )
         dtype = initial.dtype
-        decay_steps = math_ops.cast(decay_steps, dtype)
-        decay_rate = math_ops.cast(decay_rate, dtype)
         p = math_ops.cast(global_step, dtype) / decay_steps
         if staircase:
             p = math_ops.floor(p)
@@ -126,12 +133,10 @@ def cosine_decay_restarts(
     if global_step is None:
         raise ValueError("cosine decay restarts requires global_step")
     with scopes.name_scope(name, "SGDRDecay") as scope:
-        initial = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        initial, first_decay_steps, alpha, t_mul, m_mul = _initial_and_casts(
+            learning_rate, first_decay_steps, alpha, t_mul, m_mul
+        )
         dtype = initial.dtype
-        first_decay_steps = math_ops.cast(first_decay_steps, dtype)
-        alpha = math_ops.cast(alpha, dtype)
-        t_mul = math_ops.cast(t_mul, dtype)
-        m_mul = math_ops.cast(m_mul, dtype)
         completed_fraction = math_ops.cast(global_step, dtype) / first_decay_steps
 
         def compute_step(completed_fraction, geometric):
@@ -169,12 +174,10 @@ def linear_cosine_decay(
     if global_step is None:
         raise ValueError("linear cosine decay requires global_step")
     with scopes.name_scope(name, "LinearCosineDecay") as scope:
-        initial = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        initial, decay_steps, num_periods, alpha, beta = _initial_and_casts(
+            learning_rate, decay_steps, num_periods, alpha, beta
+        )
         dtype = initial.dtype
-        decay_steps = math_ops.cast(decay_steps, dtype)
-        num_periods = math_ops.cast(num_periods, dtype)
-        alpha = math_ops.cast(alpha, dtype)
-        beta = math_ops.cast(beta, dtype)
         step = math_ops.minimum(math_ops.cast(global_step, dtype), decay_steps)
         linear_decayed = (decay_steps - step) / decay_steps
         fraction = 2.0 * num_periods * (step / decay_steps)
