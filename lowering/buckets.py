@@ -303,8 +303,10 @@ class SegmentBuckets:
         """``{op name: (rows, inverse)}`` of each ``*GradV2`` whose indices and segment
         ids the host knows: its distinct indices computed here in numpy, so that the step
         does not sort them (XLA:CPU's sort is the slowest part of a feature-column step:
-        one per embedding table)."""
-        arrays = {}
+        one per embedding table). Gradients of equal ids share one result (the same
+        arrays, passed to the step once: ``linear_model`` and ``input_layer`` look up
+        one column's ids in two tables)."""
+        arrays, computed = {}, {}
         for op in self.grad_v2_ops:
             try:
                 indices = np.asarray(values.get(op.inputs[1])).reshape(-1)
@@ -314,7 +316,13 @@ class SegmentBuckets:
                 continue
             pos = self.padded_tensors.get(op.inputs[1])
             padded = packed[pos].shape[0] if pos is not None else None
-            arrays[op.name] = sparse_lowering.distinct_rows(indices, segment_ids, dim0, padded)
+            key = (indices.dtype.str, indices.tobytes(), segment_ids.tobytes(), dim0, padded)
+            result = computed.get(key)
+            if result is None:
+                result = computed[key] = sparse_lowering.distinct_rows(
+                    indices, segment_ids, dim0, padded
+                )
+            arrays[op.name] = result
         return arrays
 
     def unpack(self, ctx, inputs):

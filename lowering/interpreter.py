@@ -16,6 +16,7 @@ import dataclasses
 
 import numpy as np
 
+from lowering import run_twins
 from lowering.registry import REFERENCE
 from tfcompat.framework import dtypes, errors
 from tfcompat.framework import op_def as op_def_lib
@@ -161,7 +162,8 @@ class HostProgram:
     about half of such a segment) run on the first step and keep their values. Like TF's
     common-subgraph elimination, a stateless op identical to an earlier one (type, attrs,
     inputs) reuses its outputs: ``linear_model`` and ``input_layer`` each build the same
-    hashing and id bookkeeping for a shared column.
+    hashing and id bookkeeping for a shared column. Ops that are twins only at run time
+    (the same values: ``lowering/run_twins.py``) reuse outputs too.
     """
 
     def __init__(self, ops, rules=REFERENCE, backend="host"):
@@ -178,6 +180,7 @@ class HostProgram:
         self._steps = []
         own = set(self.ops)
         seen, alias = {}, {}  # identical-op key -> first op; tensor -> its first twin
+        signatures = {}  # (op type, attrs) -> a small int, for run-time twins' keys
         # Constant outputs stand for their value's recipe, so twins reading equal
         # constants (each chain builds its own Const ``[0]``) are found.
         for op in self._constant_ops:
@@ -194,6 +197,10 @@ class HostProgram:
                 self._steps.append((op, None, (), (), None))
                 continue
             key = _identity_key(op, alias, plain, own)
+            if key is not None and op.type == "Identity":
+                # Its output is its input's value: ops reading either are twins.
+                alias[op.outputs[0]] = alias.get(op.inputs[0], op.inputs[0])
+                key = None
             if key is not None:
                 twin = seen.setdefault(key, op)
                 if twin is not op:
@@ -212,19 +219,42 @@ class HostProgram:
             if not (op.op_def.is_stateful or op.type.startswith("_") or any(modes)):
                 plain.update(outputs)
             single = outputs[0] if len(outputs) == 1 else None
-            self._steps.append((op, rule, tuple(op.inputs), reads, single))
+            step = (op, rule, tuple(op.inputs), reads, single)
+            if key is not None and not reads and RUN_TWINS:
+                signature = signatures.setdefault(key[:2], len(signatures))
+                step = (op, _TWIN, run_twins.RunTwin(step, signature, _run_step), (), None)
+            self._steps.append(step)
         self._steps = _memoize_shape_islands(self._steps)
+        self._canonical = lambda t: alias.get(t, t)
+        self._learning_runs = run_twins.LEARNING_RUNS
 
     def run(self, env: dict, ctx: Context):
         if self._constants is None:
             # Every constant output is kept: a later segment or a fetch may read it too.
             self._constants = run_ops(self._constant_ops, {}, REFERENCE, ctx)
         env.update(self._constants)
-        _run_steps(self._steps, env, ctx)
+        _run_steps(self._steps, env, ctx, run_twins.RunTable())
+        if self._learning_runs:
+            self._learning_runs -= 1
+            if not self._learning_runs:
+                self._steps = run_twins.settle(self._steps, self._canonical, _TWIN)
         return env
 
 
-def _run_steps(steps, env: dict, ctx: Context):
+def _run_step(step, env: dict, ctx: Context):
+    """Runs one plain step (an op by its kernel)."""
+    op, rule, inputs, reads, single = step
+    args = [env[t] for t in inputs]
+    for i in reads:
+        if isinstance(args[i], VarRef):
+            args[i] = ctx.read_var(args[i], op)
+    if single is not None:
+        env[single] = _call(op, rule, args, ctx)
+    else:
+        _store(op, _call(op, rule, args, ctx), env)
+
+
+def _run_steps(steps, env: dict, ctx: Context, table=None):
     for op, rule, inputs, reads, single in steps:
         if rule is None:
             _forward_ref(op, env)
@@ -235,6 +265,9 @@ def _run_steps(steps, env: dict, ctx: Context):
             continue
         if rule is _ISLAND:
             inputs.run(env, ctx)
+            continue
+        if rule is _TWIN:
+            inputs.run(env, ctx, table)
             continue
         args = [env[t] for t in inputs]
         for i in reads:
@@ -248,6 +281,10 @@ def _run_steps(steps, env: dict, ctx: Context):
 
 _ALIAS = object()  # a HostProgram step that copies an identical earlier op's outputs
 _ISLAND = object()  # a HostProgram step that runs a _ShapeIsland
+_TWIN = object()  # a HostProgram step that runs a run_twins.RunTwin or ImpliedTwin
+# Whether HostPrograms look for run-time twins (lowering/run_twins.py; a switch for
+# measuring them).
+RUN_TWINS = True
 
 
 # ---------------------------------------------------------------------------------------------
@@ -354,7 +391,8 @@ def _memoize_shape_islands(steps):
             steps[i][0].type == "Identity" for i in indices
         ):
             continue
-        island = _ShapeIsland([steps[i] for i in indices], tuple(inputs))
+        # Its ops run plainly inside: the island's memo already covers repeated values.
+        island = _ShapeIsland([run_twins.plain(steps[i], _TWIN) for i in indices], tuple(inputs))
         first_step[indices[0]] = (None, _ISLAND, island, (), None)
         replaced.update(dict.fromkeys(indices))
     return [

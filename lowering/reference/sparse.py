@@ -247,7 +247,9 @@ def _sparse_reshape(ctx, op, indices, shape, new_shape):
     if not len(indices):
         return np.zeros((0, len(target)), np.int64), out_shape
     if target == shape:  # feature columns' common [-1, n] of a rank-2 input
-        return indices.copy(), out_shape
+        # The input forwarded, as TF's kernel does: host kernels never write their
+        # inputs, and ops downstream then see the same array (see interpreter._RunTwin).
+        return indices, out_shape
     flat = (
         np.ravel_multi_index(tuple(indices.T), tuple(shape))
         if shape

@@ -103,3 +103,111 @@ def test_remembered_shape_arithmetic_leaves_fed_arrays_writable():
             assert sess.run(text, {sizes: fed}) == b"8"
     fed[0] = 4  # still the caller's, still writable
     assert fed.flags.writeable
+
+
+# ---------------------------------------------------------------------------------------------
+# Run-time twins (lowering/run_twins.py)
+# ---------------------------------------------------------------------------------------------
+def _twin_chains():
+    """Two identical chains (fill empty rows, then row ids), one on a SparseTensor, the
+    other on its reshape by a fed shape: twins exactly when the reshape keeps the shape."""
+    indices = tf.placeholder(tf.int64, [None, 2], name="indices")
+    words = tf.placeholder(tf.string, [None], name="words")
+    shape = tf.placeholder(tf.int64, [2], name="shape")
+    new_shape = tf.placeholder(tf.int64, [2], name="new_shape")
+    ids = tf.strings.to_hash_bucket_fast(words, 100)
+    sparse = tf.SparseTensor(tf.identity(indices), ids, tf.identity(shape))
+    reshaped = tf.sparse_reshape(sparse, new_shape)
+    outs = []
+    for name, st in (("reshaped", reshaped), ("original", sparse)):
+        filled, empty = tf.sparse_fill_empty_rows(st, tf.constant(-1, tf.int64))
+        rows = tf.reshape(filled.indices[:, 0], [-1], name=f"{name}_rows")
+        outs += [filled.indices, filled.values, empty, rows]
+    return (indices, words, shape, new_shape), outs
+
+
+def _feeds(new_shape):
+    """20 entries in a [24, 5] SparseTensor, rows 3 and 17 empty."""
+    rows = [r for r in range(24) if r not in (3, 17)][:20]
+    return [
+        np.array([[r, r % 5] for r in rows], np.int64),
+        np.array([b"w%d" % r for r in rows], dtype=object),
+        np.array([24, 5], np.int64),
+        np.array(new_shape, np.int64),
+    ]
+
+
+def test_run_time_twins_copy_outputs_only_while_their_inputs_match(monkeypatch):
+    """The chain on the reshaped tensor and the one on the original meet at run time when
+    the reshape keeps the shape (its indices forwarded): the second fill is a head that
+    compares keys, the ops after it copy its twin's outputs. A later run with another shape
+    misses, and everything runs its kernel; every run equals the plain interpreter's."""
+    from lowering import interpreter, run_twins
+
+    calls = _counting(monkeypatch, "SparseFillEmptyRows")
+    with tf.Graph().as_default() as graph:
+        feeds, outs = _twin_chains()
+        ops = [op for op in graph.get_operations() if op.type != "Placeholder"]
+        program = interpreter.HostProgram(ops)
+        shapes = [[24, 5]] * (run_twins.LEARNING_RUNS + 2) + [[5, 24], [120, 1], [24, 5]]
+        for new_shape in shapes:
+            ctx = interpreter.Context({}, "host")
+            env = program.run(dict(zip(feeds, _feeds(new_shape))), ctx)
+            want = interpreter.run_ops(ops, dict(zip(feeds, _feeds(new_shape))), REFERENCE, ctx)
+            for t in outs:
+                np.testing.assert_array_equal(env[t], want[t], err_msg=f"{t.name} {new_shape}")
+        kinds = [type(step[2]).__name__ for step in program._steps]
+        assert kinds.count("RunTwin") == 2  # the first fill and its twin
+        assert kinds.count("ImpliedTwin") == 2  # the twin's row ids (slice, reshape)
+    # per run, program then reference: one fill while they meet, two when they do not
+    assert len(calls) == 3 * (run_twins.LEARNING_RUNS + 2) + 4 + 4 + 3
+
+
+def test_identity_outputs_are_their_inputs_for_op_merging(monkeypatch):
+    """Ops reading an input and ops reading its Identity are the same op (TF's feature
+    columns read ids through Identities in one path and not the other)."""
+    calls = _counting(monkeypatch, "StringToHashBucketFast")
+    with tf.Graph().as_default():
+        words = tf.placeholder(tf.string, [None], name="words")
+        direct = tf.strings.to_hash_bucket_fast(words, 10, name="direct")
+        through = tf.strings.to_hash_bucket_fast(tf.identity(tf.identity(words)), 10)
+        with tf.Session() as sess:
+            a, b = sess.run([direct, through], {words: [b"a", b"bc"]})
+    np.testing.assert_array_equal(a, b)
+    assert calls == ["direct"]
+
+
+def test_wide_and_deep_columns_share_their_id_bookkeeping():
+    """linear_model and input_layer over one hashed column: after the learning runs the
+    input_layer's lookup chain copies linear_model's, the step passes the shared arrays
+    once, and training matches the reference backend batch after batch."""
+    from lowering import run_twins
+
+    rng = np.random.default_rng(0)
+    batches = [
+        np.array([[b"w%d" % rng.integers(40)] for _ in range(n)], dtype=object)
+        for n in (6, 6, 9, 6, 7, 6, 6, 8)
+    ]
+    results = {}
+    for backend in ("xla", "reference"):
+        with tf.Graph().as_default():
+            tf.set_random_seed(3)
+            words = tf.placeholder(tf.string, [None, 1], name="words")
+            column = tf.feature_column.categorical_column_with_hash_bucket("w", 50)
+            embedded = tf.feature_column.embedding_column(
+                column, 4, initializer=tf.constant_initializer(0.5)
+            )
+            wide = tf.feature_column.linear_model({"w": words}, [column])
+            deep = tf.reduce_sum(tf.feature_column.input_layer({"w": words}, [embedded]), 1)
+            loss = tf.reduce_mean(tf.square(wide[:, 0] + deep - 1.0))
+            train = tf.train.AdagradOptimizer(0.3).minimize(loss)
+            with tf.Session(config=tf.ConfigProto(backend=backend)) as sess:
+                sess.run(tf.global_variables_initializer())
+                losses = [sess.run([loss, train], {words: b})[0] for b in batches]
+                results[backend] = losses
+                if backend == "xla":
+                    executable = next(e for e in sess._executables.values() if e.host_programs)
+                    steps = [s for p in executable.host_programs.values() for s in p._steps]
+                    implied = [s for s in steps if isinstance(s[2], run_twins.ImpliedTwin)]
+                    assert implied, "the input_layer chain should copy linear_model's"
+    np.testing.assert_allclose(results["xla"], results["reference"], rtol=1e-5)

@@ -85,3 +85,24 @@ def test_step_fed_many_small_arrays_matches_reference_and_compiles_once():
     np.testing.assert_allclose(results["xla"][1], results["reference"][1], rtol=1e-5)
     # lengths 4 and 5 pad to one size bucket (lowering/buckets.py): one layout, one compile
     assert counts == [1]
+
+
+@pytest.mark.parametrize("pack_on_cpu", [True, False])
+def test_a_repeated_array_crosses_once(monkeypatch, pack_on_cpu):
+    """An array at several inputs is passed once and stands in for the others on the
+    device; small arrays (shape vectors, equal by chance from one step to the next) and
+    equal but distinct arrays are not merged."""
+    monkeypatch.setattr(transfer, "PACK_ON_CPU", pack_on_cpu)
+    ids = np.arange(40, dtype=np.int64)
+    other = ids.copy()
+    small = np.array([4, 5], np.int64)
+    big = np.ones(transfer.PACK_MAX_BYTES // 4 + 1, np.float32)
+    inputs = [ids, other, {"again": ids, "small": small}, small, big, big]
+    leaves, buffer, layout = transfer.pack(jax, inputs)
+    assert layout is not None
+    # leaves: ids, other, again, small (dict), small, big, big
+    assert layout.repeats == ((2, 0), (6, 5))
+    assert leaves[2] is None and leaves[6] is None and leaves[5] is big
+    back = jax.jit(lambda b: transfer.unpack(jax, leaves, b, layout))(buffer)
+    for got, want in zip(jax.tree.leaves(back), jax.tree.leaves(inputs)):
+        np.testing.assert_array_equal(np.asarray(got), want)
