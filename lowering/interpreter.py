@@ -16,7 +16,7 @@ import dataclasses
 
 import numpy as np
 
-from lowering import run_twins
+from lowering import host_batching, run_twins
 from lowering.registry import REFERENCE
 from tfcompat.framework import dtypes, errors
 from tfcompat.framework import op_def as op_def_lib
@@ -220,11 +220,14 @@ class HostProgram:
                 plain.update(outputs)
             single = outputs[0] if len(outputs) == 1 else None
             step = (op, rule, tuple(op.inputs), reads, single)
-            if key is not None and not reads and RUN_TWINS:
+            if key is not None and not reads and RUN_TWINS and op.type not in BATCHABLE:
                 signature = signatures.setdefault(key[:2], len(signatures))
                 step = (op, _TWIN, run_twins.RunTwin(step, signature, _run_step), (), None)
             self._steps.append(step)
         self._steps = _memoize_shape_islands(self._steps)
+        self._steps = host_batching.batch_elementwise(
+            self._steps, _signature, _BATCH, _step_args, _run_step
+        )
         self._canonical = lambda t: alias.get(t, t)
         self._learning_runs = run_twins.LEARNING_RUNS
 
@@ -241,13 +244,20 @@ class HostProgram:
         return env
 
 
-def _run_step(step, env: dict, ctx: Context):
-    """Runs one plain step (an op by its kernel)."""
-    op, rule, inputs, reads, single = step
+def _step_args(step, env: dict, ctx: Context) -> list:
+    """A plain step's input values (variables read now)."""
+    op, _, inputs, reads, _ = step
     args = [env[t] for t in inputs]
     for i in reads:
         if isinstance(args[i], VarRef):
             args[i] = ctx.read_var(args[i], op)
+    return args
+
+
+def _run_step(step, env: dict, ctx: Context):
+    """Runs one plain step (an op by its kernel)."""
+    op, rule, _, _, single = step
+    args = _step_args(step, env, ctx)
     if single is not None:
         env[single] = _call(op, rule, args, ctx)
     else:
@@ -269,6 +279,9 @@ def _run_steps(steps, env: dict, ctx: Context, table=None):
         if rule is _TWIN:
             inputs.run(env, ctx, table)
             continue
+        if rule is _BATCH:
+            inputs.run(env, ctx)
+            continue
         args = [env[t] for t in inputs]
         for i in reads:
             if isinstance(args[i], VarRef):
@@ -282,6 +295,8 @@ def _run_steps(steps, env: dict, ctx: Context, table=None):
 _ALIAS = object()  # a HostProgram step that copies an identical earlier op's outputs
 _ISLAND = object()  # a HostProgram step that runs a _ShapeIsland
 _TWIN = object()  # a HostProgram step that runs a run_twins.RunTwin or ImpliedTwin
+_BATCH = object()  # a HostProgram step that runs a host_batching.BatchedStep
+BATCHABLE = host_batching.ELEMENTWISE_TYPES
 # Whether HostPrograms look for run-time twins (lowering/run_twins.py; a switch for
 # measuring them).
 RUN_TWINS = True
@@ -417,11 +432,17 @@ def _identity_key(op, alias, plain, own):
         if t not in plain and (t.op in own or t.dtype.is_ref_dtype):
             return None  # may hold a VarRef: a variable read when its reader runs
         inputs.append(alias.get(t, t))
+    signature = _signature(op)
+    return None if signature is None else signature + (tuple(inputs),)
+
+
+def _signature(op):
+    """``(op type, attrs)`` as a hashable key, or None when an attr is not hashable."""
     try:
         attrs = tuple(sorted((name, _frozen(value)) for name, value in op.attrs.items()))
     except TypeError:
         return None
-    return (op.type, attrs, tuple(inputs))
+    return (op.type, attrs)
 
 
 def _frozen(value):

@@ -5,6 +5,7 @@ every step, with TF's results."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import tfcompat as tf
 from lowering.registry import REFERENCE
@@ -211,3 +212,55 @@ def test_wide_and_deep_columns_share_their_id_bookkeeping():
                     implied = [s for s in steps if isinstance(s[2], run_twins.ImpliedTwin)]
                     assert implied, "the input_layer chain should copy linear_model's"
     np.testing.assert_allclose(results["xla"], results["reference"], rtol=1e-5)
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise host ops batched (lowering/host_batching.py)
+# ---------------------------------------------------------------------------------------------
+def test_hash_ops_of_one_kind_run_as_one_kernel_call(monkeypatch):
+    """Hash-bucket ops with the same attrs run in one kernel call when their inputs exist
+    at the first one's place; one whose input is computed from another's output (through
+    AsString) runs later on its own; other bucket counts are another group. Every output is
+    the op's own, in its input's shape."""
+    import farmhash
+
+    calls = _counting(monkeypatch, "StringToHashBucketFast")
+    with tf.Graph().as_default():
+        words = tf.placeholder(tf.string, [None, 2], name="words")
+        more = tf.placeholder(tf.string, [None], name="more")
+        first = tf.strings.to_hash_bucket_fast(words, 10, name="first")
+        chained = tf.strings.to_hash_bucket_fast(tf.strings.as_string(first), 10, name="chained")
+        other = tf.strings.to_hash_bucket_fast(more, 10, name="other")
+        seven = tf.strings.to_hash_bucket_fast(more, 7, name="seven")
+        feed = {
+            words: np.array([[b"a", b"bb"], [b"", b"\xc3\xa9"], [b"x" * 20, b"y"]], object),
+            more: np.array([b"k%d" % i for i in range(5)], object),
+        }
+        with tf.Session() as sess:
+            got = sess.run([first, chained, other, seven], feed)
+
+    def buckets(strings, n):
+        flat = [farmhash.fingerprint64(s) % n for s in np.asarray(strings).reshape(-1)]
+        return np.array(flat, np.int64).reshape(np.shape(strings))
+
+    want_first = buckets(feed[words], 10)
+    np.testing.assert_array_equal(got[0], want_first)
+    as_text = np.array([str(v).encode() for v in want_first.reshape(-1)], object)
+    np.testing.assert_array_equal(got[1], buckets(as_text.reshape(3, 2), 10))
+    np.testing.assert_array_equal(got[2], buckets(feed[more], 10))
+    np.testing.assert_array_equal(got[3], buckets(feed[more], 7))
+    # first + other in one call (named by the first), chained alone, seven alone
+    assert sorted(calls) == ["chained", "first", "seven"]
+
+
+def test_a_batched_kernel_error_names_its_op():
+    """A kernel error in a group reruns it op by op: the error is the first op's own."""
+    with tf.Graph().as_default():
+        words = tf.placeholder(tf.string, [None], name="words")
+        ops = [
+            tf.strings.to_hash_bucket_strong(words, 5, key=[1], name=f"strong{i}") for i in range(2)
+        ]
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Key must have 2") as info:
+                sess.run(ops, {words: [b"a"]})
+    assert info.value.op.name == "strong0"
