@@ -289,12 +289,15 @@ class SegmentBuckets:
                     continue
         packed = list(inputs)
         self._lengths = {}
+        padded = {}  # id of an input array -> its padded array: one array stays one
         for pos in self.padded:
             value = np.asarray(inputs[pos])
             n = value.shape[0]
             self._lengths[pos] = n
             # numpy: jit's C++ dispatch transfers it (jnp.asarray would dispatch a copy op).
-            packed[pos] = _pad(value, bucket_size(n))
+            if id(inputs[pos]) not in padded:
+                padded[id(inputs[pos])] = _pad(value, bucket_size(n))
+            packed[pos] = padded[id(inputs[pos])]
         packed.append(Hints(tuple(sorted(items, key=repr))))
         packed.append(self._distinct_rows(values, packed))
         return packed
@@ -387,6 +390,8 @@ def _candidate(tensor) -> bool:
 
 
 def _pad(value, size):
+    if value.shape[0] == size:
+        return value  # never written: the step only reads its inputs
     fill = -1 if value.dtype.kind in "iu" else 0
     if value.dtype.kind == "u":
         fill = 0

@@ -178,16 +178,26 @@ def test_identity_outputs_are_their_inputs_for_op_merging(monkeypatch):
     assert calls == ["direct"]
 
 
-def test_wide_and_deep_columns_share_their_id_bookkeeping():
+def test_wide_and_deep_columns_share_their_id_bookkeeping(monkeypatch):
     """linear_model and input_layer over one hashed column: after the learning runs the
     input_layer's lookup chain copies linear_model's, the step passes the shared arrays
-    once, and training matches the reference backend batch after batch."""
-    from lowering import run_twins
+    once (padded or not), and training matches the reference backend batch after batch."""
+    from lowering import run_twins, transfer
+
+    layouts = []
+    pack = transfer.pack
+
+    def recording_pack(jax, inputs):
+        packed = pack(jax, inputs)
+        layouts.append(packed[2])
+        return packed
+
+    monkeypatch.setattr(transfer, "pack", recording_pack)
 
     rng = np.random.default_rng(0)
     batches = [
         np.array([[b"w%d" % rng.integers(40)] for _ in range(n)], dtype=object)
-        for n in (6, 6, 9, 6, 7, 6, 6, 8)
+        for n in (20, 20, 24, 20, 30, 20, 20, 26)
     ]
     results = {}
     for backend in ("xla", "reference"):
@@ -211,6 +221,9 @@ def test_wide_and_deep_columns_share_their_id_bookkeeping():
                     steps = [s for p in executable.host_programs.values() for s in p._steps]
                     implied = [s for s in steps if isinstance(s[2], run_twins.ImpliedTwin)]
                     assert implied, "the input_layer chain should copy linear_model's"
+    # the last step: the column's ids, segment ids and fill values, and the distinct rows
+    # and their inverse, each passed once for both lookups
+    assert len(layouts[-1].repeats) == 5
     np.testing.assert_allclose(results["xla"], results["reference"], rtol=1e-5)
 
 
