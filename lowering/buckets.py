@@ -40,6 +40,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
+from lowering import run_twins
 from lowering import sparse as sparse_lowering
 from lowering.registry import REFERENCE
 from tfcompat.framework import dtypes
@@ -458,6 +459,12 @@ def host_values(segment, inputs, state):
     return _HostValues(segment, set(segment.ops), inputs, state)
 
 
+def interpreter_signature(op):
+    from lowering import interpreter
+
+    return interpreter.signature(op)
+
+
 class _HostValues:
     """Evaluates tensors of a segment on the host from its exact inputs (numpy kernels),
     for the few values that decide sizes; memoised per call."""
@@ -473,7 +480,9 @@ class _HostValues:
         self.ctx = interpreter.Context(state, "host")
         # Whether a tensor is a graph constant does not change between calls; folding it
         # again every step (a StridedSlice of a shape) costs more than the value itself.
+        # (Also each op's signature, for ``twins``.)
         self.known = {} if known is None else known
+        self.twins = {}  # (op signature, input value keys) -> outputs, this call
 
     def get(self, tensor):
         if tensor in self.memo:
@@ -502,8 +511,19 @@ class _HostValues:
         rule = REFERENCE.get(op.type)
         if rule is None or op.op_def.is_stateful:
             raise _NotHostComputable(tensor.name)
-        results = rule(self.ctx, op, *[self._read(t) for t in op.inputs])
-        results = results if len(op.outputs) > 1 else (results,)
+        args = [self._read(t) for t in op.inputs]
+        # An op of the same type and attrs on the same values (linear_model's and
+        # input_layer's segment ids of one column) is computed once per call.
+        signature = self.known.get(op, self)
+        if signature is self:
+            signature = self.known[op] = interpreter_signature(op)
+        key = None if signature is None else (signature, *map(run_twins.value_key, args))
+        results = self.twins.get(key) if key is not None else None
+        if results is None:
+            results = rule(self.ctx, op, *args)
+            results = results if len(op.outputs) > 1 else (results,)
+            if key is not None:
+                self.twins[key] = results
         for out, value in zip(op.outputs, results):
             self.memo[out] = value
         return self.memo[tensor]

@@ -221,12 +221,12 @@ class HostProgram:
             single = outputs[0] if len(outputs) == 1 else None
             step = (op, rule, tuple(op.inputs), reads, single)
             if key is not None and not reads and RUN_TWINS and op.type not in BATCHABLE:
-                signature = signatures.setdefault(key[:2], len(signatures))
-                step = (op, _TWIN, run_twins.RunTwin(step, signature, _run_step), (), None)
+                kind_id = signatures.setdefault(key[:2], len(signatures))
+                step = (op, _TWIN, run_twins.RunTwin(step, kind_id, _run_step), (), None)
             self._steps.append(step)
         self._steps = _memoize_shape_islands(self._steps)
         self._steps = host_batching.batch_elementwise(
-            self._steps, _signature, _BATCH, _step_args, _run_step
+            self._steps, signature, _BATCH, _step_args, _run_step
         )
         self._canonical = lambda t: alias.get(t, t)
         self._learning_runs = run_twins.LEARNING_RUNS
@@ -432,11 +432,11 @@ def _identity_key(op, alias, plain, own):
         if t not in plain and (t.op in own or t.dtype.is_ref_dtype):
             return None  # may hold a VarRef: a variable read when its reader runs
         inputs.append(alias.get(t, t))
-    signature = _signature(op)
-    return None if signature is None else signature + (tuple(inputs),)
+    kind = signature(op)
+    return None if kind is None else kind + (tuple(inputs),)
 
 
-def _signature(op):
+def signature(op):
     """``(op type, attrs)`` as a hashable key, or None when an attr is not hashable."""
     try:
         attrs = tuple(sorted((name, _frozen(value)) for name, value in op.attrs.items()))

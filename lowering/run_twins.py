@@ -35,7 +35,9 @@ LEARNING_RUNS = 3
 VALUE_ELEMENTS = 16
 
 
-def _value_key(value):
+def value_key(value):
+    """What identifies ``value`` within one run: small arrays by value, others by
+    identity."""
     if type(value) is np.ndarray:
         if value.size <= VALUE_ELEMENTS:
             return (value.dtype.str, value.shape, value.tobytes())
@@ -71,7 +73,7 @@ class RunTwin:
 
     def run(self, env, ctx, table):
         args = [env[t] for t in self.step[2]]
-        key = (self.signature, *map(_value_key, args))
+        key = (self.signature, *map(value_key, args))
         found = table.keys.get(key)
         if found is not None:
             values, source = found

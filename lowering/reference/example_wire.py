@@ -90,27 +90,43 @@ def _fields(buf, starts, ends, grouped=True):
     length-delimited: (owner message index, payload start, payload end). The Python loop
     runs once per field position. Fields come grouped by owner in order of appearance, or,
     unless ``grouped``, position by position (each owner's fields still in order)."""
-    owners, begins, finishes = [], [], []
+    owners, tags, begins, finishes, limits = [], [], [], [], []
     pos = np.asarray(starts, np.int64)
     limit = np.asarray(ends, np.int64)
     active = np.flatnonzero(pos < limit)
     pos, limit = pos[active], limit[active]
+    # The loop body is kept to a few numpy calls (it runs once per field position, on
+    # arrays of one element per message): tags and bounds are checked once, after it. A
+    # field running past its message ends the message's walk (``end < limit`` fails), so
+    # no read leaves the buffer before the check raises.
     while active.size:
-        tag, begin, end = _field_at(buf, pos, limit)
-        if (tag != _FIRST_FIELD).any():
-            raise NotCanonical("a field other than field 1, or not length-delimited")
+        first = buf[pos + 1]  # the length's first byte (tags of fields 1-15 take one)
+        if first.max() < 0x80:
+            begin = pos + 2
+            end = begin + first
+        else:
+            length, begin = _lengths(buf, pos + 1)
+            end = begin + length
         owners.append(active)
+        tags.append(pos)
         begins.append(begin)
         finishes.append(end)
+        limits.append(limit)
         open_ = end < limit
         if open_.all():  # typical until the last position: no compaction
             pos = end
         else:
             active, pos, limit = active[open_], end[open_], limit[open_]
-    if len(owners) <= 1:  # at most one field per message: already grouped
+    if not owners:
         empty = np.zeros(0, np.int64)
-        return (owners or [empty])[0], (begins or [empty])[0], (finishes or [empty])[0]
+        return empty, empty, empty
     owner, begin, finish = (np.concatenate(x) for x in (owners, begins, finishes))
+    if (finish > np.concatenate(limits)).any():
+        raise NotCanonical("a field runs past its message")
+    if (buf[np.concatenate(tags)] != _FIRST_FIELD).any():
+        raise NotCanonical("a field other than field 1, or not length-delimited")
+    if len(owners) == 1:  # at most one field per message: already grouped
+        return owner, begin, finish
     if not grouped:
         return owner, begin, finish
     # Owners ascend within each position: a stable sort by owner keeps each owner's fields
@@ -203,6 +219,26 @@ class _HashTable:
         return found, key[found]
 
 
+# The requested keys' words, bounds and hash table, per tuple of keys: a parse op asks
+# for the same keys every step.
+_REQUESTED: dict = {}
+_REQUESTED_MAX = 64
+
+
+def _requested(keys: tuple):
+    found = _REQUESTED.get(keys)
+    if found is None:
+        wanted = b"".join(keys) + b"\0" * _PAD
+        w_words = _unaligned(wanted, "<u8")  # a view: keeps ``wanted`` alive
+        w_length = np.fromiter(map(len, keys), np.int64, count=len(keys))
+        w_begin = np.cumsum(w_length) - w_length
+        table = _HashTable(_key_hashes(w_words, w_begin, w_length), w_length)
+        if len(_REQUESTED) >= _REQUESTED_MAX:
+            _REQUESTED.clear()
+        found = _REQUESTED[keys] = (w_words, w_begin, w_length, table)
+    return found
+
+
 class Batch:
     """The map entries of a batch of serialized Examples, found by one vectorised walk."""
 
@@ -265,11 +301,7 @@ class Batch:
         if self._hashes is None:
             self._hashes = _key_hashes(self.words, self.key_begin, self.key_length)
         found = np.full(len(keys) * self.size, -1, np.int64)
-        wanted = b"".join(keys) + b"\0" * _PAD
-        w_words = _unaligned(wanted, "<u8")
-        w_length = np.fromiter(map(len, keys), np.int64, count=len(keys))
-        w_begin = np.cumsum(w_length) - w_length
-        table = _HashTable(_key_hashes(w_words, w_begin, w_length), w_length)
+        w_words, w_begin, w_length, table = _requested(tuple(keys))
         entry, key = table.find(self._hashes, self.key_length)
         if len(keys) and w_length.max() > 8:  # shorter keys are told apart by their hashes
             begin = self.key_begin[entry]
