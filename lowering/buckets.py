@@ -518,12 +518,16 @@ class _HostValues:
         if signature is self:
             signature = self.known[op] = interpreter_signature(op)
         key = None if signature is None else (signature, *map(run_twins.value_key, args))
-        results = self.twins.get(key) if key is not None else None
-        if results is None:
+        found = self.twins.get(key) if key is not None else None
+        if found is not None:
+            results = found[0]
+        else:
             results = rule(self.ctx, op, *args)
             results = results if len(op.outputs) > 1 else (results,)
             if key is not None:
-                self.twins[key] = results
+                # ``args`` kept alive with it: an identity key must not be reused by a
+                # new array while this call runs (``_read`` makes arrays from jax ones).
+                self.twins[key] = (results, args)
         for out, value in zip(op.outputs, results):
             self.memo[out] = value
         return self.memo[tensor]
