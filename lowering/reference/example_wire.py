@@ -14,6 +14,11 @@ are decoded in one pass (packed floats by an unaligned float view, packed varint
 ``bitwise_or.reduceat``, strings as rows of 8-byte words viewed as fixed-width strings),
 then split per column.
 
+Records that differ only in their values (one length, the same tags, lengths and keys:
+fixed-shape features) skip the walk: the entries of one record, remembered as a
+``_Layout``, are placed at every record's offset once the batch's bytes outside the
+values are checked against it.
+
 It reads the encoding TF and protobuf writers produce (length-delimited fields, packed
 numeric lists, a key then at most one value per map entry, one list per Feature). Any
 other valid encoding, and any malformed record, raises ``NotCanonical``: the caller then
@@ -135,11 +140,18 @@ def _fields(buf, starts, ends, grouped=True):
     return owner[sort], begin[sort], finish[sort]
 
 
-def _gather_ranges(buf, begin, end):
-    """The bytes of all ranges ``[begin, end)`` concatenated, and each range's length."""
+def _range_positions(begin, end):
+    """The positions of all ranges ``[begin, end)``, concatenated, and each range's
+    length."""
     lengths = end - begin
     offsets = np.cumsum(lengths) - lengths
     index = np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(begin - offsets, lengths)
+    return index, lengths
+
+
+def _gather_ranges(buf, begin, end):
+    """The bytes of all ranges ``[begin, end)`` concatenated, and each range's length."""
+    index, lengths = _range_positions(begin, end)
     return buf[index], lengths
 
 
@@ -240,14 +252,21 @@ def _requested(keys: tuple):
 
 
 class Batch:
-    """The map entries of a batch of serialized Examples, found by one vectorised walk."""
+    """The map entries of a batch of serialized Examples, found by one vectorised walk, or
+    by a known record layout (see ``_Layout``)."""
 
-    def __init__(self, records):
+    def __init__(self, records, layouts=True):
         self.raw = b"".join(records) + b"\0" * _PAD
         sizes = np.fromiter(map(len, records), np.int64, count=len(records))
         self.size = len(records)
         self.buf = np.frombuffer(self.raw, np.uint8)
         self.words = _unaligned(self.raw, "<u8")
+        self.layout = None
+        if layouts and self.size >= 2 and (sizes == sizes[0]).all():
+            self.layout = _layout_of(records[0], self.buf[: self.size * int(sizes[0])])
+            if self.layout is not None:
+                self._entries_from_layout()
+                return
         ends = np.cumsum(sizes)
         # Example -> Features (several per record merge).
         owner, begin, end = _fields(self.buf, ends - sizes, ends)
@@ -294,10 +313,24 @@ class Batch:
             self.list_end[entries] = list_end
         self._hashes = None
 
+    def _entries_from_layout(self):
+        """Every record's entries: the layout's, at the record's offset."""
+        layout, count = self.layout, self.size
+        offsets = (np.arange(count, dtype=np.int64) * layout.length)[:, None]
+        self.key_begin = (layout.key_begin + offsets).reshape(-1)
+        self.key_length = np.tile(layout.key_length, count)
+        self.list_begin = (layout.list_begin + offsets).reshape(-1)
+        self.list_end = (layout.list_end + offsets).reshape(-1)
+        self.kind = np.append(np.tile(layout.kind, count), MISSING)
+        self.record = np.repeat(np.arange(count, dtype=np.int64), len(layout.kind))
+        self._hashes = None
+
     # -- key matching --------------------------------------------------------------------------
     def _entries_for(self, keys):
         """``[len(keys), size]``: per key and record, the index of the record's (last) map
         entry for that key, or -1. ``keys`` must be distinct."""
+        if self.layout is not None:
+            return self.layout.entries_for(keys, self.size)
         if self._hashes is None:
             self._hashes = _key_hashes(self.words, self.key_begin, self.key_length)
         found = np.full(len(keys) * self.size, -1, np.int64)
@@ -419,3 +452,87 @@ class Batch:
         raw = self.raw
         values[:] = [raw[s:t] for s, t in zip(begin.tolist(), end.tolist())]
         return values
+
+
+# ---------------------------------------------------------------------------------------------
+# Record layouts: batches whose records differ only in their values
+# ---------------------------------------------------------------------------------------------
+# Record length -> the layout the last batch of records of that length shared, or the
+# number of batches of that length still to walk before looking for one again (their
+# records did not share one). Cleared when full.
+_LAYOUTS: dict = {}
+_LAYOUTS_MAX = 16
+_WALKS_BEFORE_RETRY = 16
+
+
+class _Layout:
+    """Where the entries of a record lie, found by walking that one record, and its bytes
+    outside the values (tags, lengths, keys: everything the walk reads). A record of the
+    same length with the same bytes there has the same entries at the same places, so a
+    batch of such records needs no walk: writers of fixed-shape features (floats,
+    fixed-width category codes) produce them, and the walk was half of parsing a wide &
+    deep batch. Values are still read from each record (an int64 list's count depends on
+    its varints' bytes, so it is decoded per record as before)."""
+
+    def __init__(self, record: bytes):
+        one = Batch([record], layouts=False)
+        self.length = len(record)
+        self.key_begin, self.key_length = one.key_begin, one.key_length
+        self.list_begin, self.list_end = one.list_begin, one.list_end
+        self.kind = one.kind[:-1]
+        self._one = one
+        self._entries = {}  # keys -> each key's entry index in the record, or -1
+        values = np.zeros(self.length + _PAD, bool)
+        numeric = np.flatnonzero((self.kind == FLOAT) | (self.kind == INT64))
+        if numeric.size:
+            _mark(values, *one._packed(self.list_begin[numeric], self.list_end[numeric]))
+        strings = np.flatnonzero(self.kind == BYTES)
+        if strings.size:
+            _, begin, end = _fields(one.buf, self.list_begin[strings], self.list_end[strings])
+            _mark(values, begin, end)
+        self.structure = np.flatnonzero(~values[: self.length])
+        self.structure_bytes = one.buf[self.structure]
+
+    def matches(self, rows) -> bool:
+        """Whether every row (a record) has this layout's bytes outside the values."""
+        return bool((rows[:, self.structure] == self.structure_bytes).all())
+
+    def entries_for(self, keys, count):
+        """``Batch._entries_for`` for ``count`` records of this layout."""
+        keys = tuple(keys)
+        first = self._entries.get(keys)
+        if first is None:
+            first = self._entries[keys] = self._one._entries_for(list(keys))[:, 0]
+        found = first[:, None] + np.arange(count, dtype=np.int64) * len(self.kind)
+        found[first < 0] = -1
+        return found
+
+
+def _mark(flags, begin, end):
+    """Sets ``flags`` over every range ``[begin, end)``."""
+    flags[_range_positions(begin, end)[0]] = True
+
+
+def _layout_of(first_record, data):
+    """The layout every record of ``data`` (a batch of equal-length records, joined) has,
+    or None: the one remembered for their length, else the first record's."""
+    length = len(first_record)
+    if not length:
+        return None
+    rows = data.reshape(-1, length)
+    known = _LAYOUTS.get(length)
+    if isinstance(known, int):  # recently, records of this length differed: walk
+        _LAYOUTS[length] = known - 1 if known > 1 else None
+        return None
+    if known is not None and known.matches(rows):
+        return known
+    try:
+        layout = _Layout(first_record)
+    except NotCanonical:
+        layout = None
+    if layout is not None and not layout.matches(rows):
+        layout = None
+    if len(_LAYOUTS) >= _LAYOUTS_MAX:
+        _LAYOUTS.clear()
+    _LAYOUTS[length] = _WALKS_BEFORE_RETRY if layout is None else layout
+    return layout

@@ -164,3 +164,93 @@ def test_truncated_record_is_not_canonical():
     ).SerializeToString()
     with pytest.raises(example_wire.NotCanonical):
         example_wire.Batch([record[:-1]]).column(b"x", example_wire.INT64)
+
+
+# ---------------------------------------------------------------------------------------------
+# Record layouts: batches of records that differ only in their values skip the walk
+# ---------------------------------------------------------------------------------------------
+_layout_entry = st.tuples(
+    st.sampled_from(KEYS),
+    st.one_of(
+        st.tuples(st.just(example_wire.FLOAT), st.integers(0, 3)),
+        st.tuples(st.just(example_wire.INT64), st.integers(0, 3)),
+        st.tuples(st.just(example_wire.BYTES), st.lists(st.integers(0, 9), max_size=3)),
+        st.none(),
+    ),
+)
+
+
+@pytest.fixture(autouse=True)
+def _no_remembered_layouts(monkeypatch):
+    """Each test starts with no layouts remembered (nor lengths to walk for a while)."""
+    monkeypatch.setattr(example_wire, "_LAYOUTS", {})
+
+
+def _record_of(layout, draw_value):
+    """A record of ``layout`` ((key, (kind, shape) or None) per entry) with drawn values;
+    int64s below 128 (one varint byte), so records of one layout have one length."""
+    entries = []
+    for key, spec in layout:
+        if spec is None:
+            entries.append((key, None))
+            continue
+        kind, shape = spec
+        if kind == example_wire.BYTES:
+            values = [bytes(draw_value(st.binary(min_size=n, max_size=n))) for n in shape]
+        elif kind == example_wire.FLOAT:
+            values = draw_value(st.lists(st.floats(width=32), min_size=shape, max_size=shape))
+        else:
+            values = draw_value(st.lists(st.integers(0, 127), min_size=shape, max_size=shape))
+        entries.append((key, (kind, values)))
+    return _serialize(entries)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_layout_entry, min_size=1, max_size=6), st.integers(2, 6), st.data())
+def test_records_of_one_layout_read_like_protobuf(layout, count, data):
+    example_wire._LAYOUTS.clear()  # per example (the fixture runs once per test)
+    records = [_record_of(layout, data.draw) for _ in range(count)]
+    assume_one_length = len(set(map(len, records))) == 1
+    wire = example_wire.Batch(records)
+    assert (wire.layout is not None) == assume_one_length
+    requests = [
+        (key.encode(), kind)
+        for key in KEYS + ["absent"]
+        for kind in (example_wire.FLOAT, example_wire.INT64, example_wire.BYTES)
+    ]
+    proto = _ProtoSource(None, records)
+    for ours, theirs in zip(wire.columns(requests), proto.columns(requests)):
+        _assert_same_column(ours, theirs)
+
+
+def _int64_record(values, key="ids"):
+    return _serialize([(key, (example_wire.INT64, values)), ("x", (example_wire.FLOAT, [1.5]))])
+
+
+def test_a_layout_reads_each_records_varints():
+    """[300] and [1, 2] pack into two bytes each: one layout, and each record's count is
+    read from its own bytes."""
+    records = [_int64_record([300]), _int64_record([1, 2]), _int64_record([5, 6])]
+    assert len(set(map(len, records))) == 1
+    wire = example_wire.Batch(records)
+    assert wire.layout is not None
+    ours = wire.column(b"ids", example_wire.INT64)
+    _assert_same_column(ours, _ProtoSource(None, records).column(b"ids", example_wire.INT64))
+    np.testing.assert_array_equal(ours[1], [1, 2, 2])
+
+
+def test_records_of_one_length_but_other_structure_are_walked():
+    """A remembered layout is checked on every batch: records of its length whose keys or
+    list kinds differ are walked, and read right."""
+    first = [_int64_record([1]), _int64_record([2])]
+    assert example_wire.Batch(first).layout is not None
+    other = [_int64_record([1], key="idz"), _int64_record([3])]  # same length, other key
+    assert len(set(map(len, first + other))) == 1
+    wire = example_wire.Batch(other)
+    assert wire.layout is None
+    assert example_wire.Batch(first).layout is None  # walked for a while after a miss
+    for key in (b"ids", b"idz"):
+        _assert_same_column(
+            wire.column(key, example_wire.INT64),
+            _ProtoSource(None, other).column(key, example_wire.INT64),
+        )
