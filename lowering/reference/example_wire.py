@@ -361,7 +361,7 @@ class Batch:
                 continue
             rows = np.array([key_id[requests[i][0]] for i in which], np.int64)
             chosen = kinds[rows] == kind  # [columns, size]
-            counts, values = reader(*self._lists(entry[rows][chosen]))
+            counts, values = reader(entry[rows][chosen])
             lengths = np.zeros(chosen.shape, np.int64)
             lengths[chosen] = counts
             bounds = np.cumsum(lengths.sum(axis=1)).tolist()
@@ -376,6 +376,31 @@ class Batch:
     def _lists(self, entries):
         return self.list_begin[entries], self.list_end[entries]
 
+    def _in_layout(self, entries):
+        """Each entry's record-0 entry in the layout, and its record's offset."""
+        record, entry = np.divmod(entries, len(self.layout.kind))
+        return entry, record * self.layout.length
+
+    def _payloads(self, entries):
+        """The payload range of each numeric list's packed field (see ``_packed``)."""
+        if self.layout is None:
+            return self._packed(*self._lists(entries))
+        entry, offset = self._in_layout(entries)
+        return self.layout.payload_begin[entry] + offset, self.layout.payload_end[entry] + offset
+
+    def _string_ranges(self, entries):
+        """Per bytes list its number of strings, and every string's byte range."""
+        if self.layout is None:
+            owner, begin, end = _fields(self.buf, *self._lists(entries))
+            return np.bincount(owner, minlength=len(entries)), begin, end
+        layout = self.layout
+        entry, offset = self._in_layout(entries)
+        counts = layout.string_count[entry]
+        first = layout.string_first[entry]
+        strings, _ = _range_positions(first, first + counts)
+        offset = np.repeat(offset, counts)
+        return counts, layout.string_begin[strings] + offset, layout.string_end[strings] + offset
+
     # -- list payloads ---------------------------------------------------------------------
     def _packed(self, begin, end):
         """The payload range of each numeric list's one packed field (empty lists have
@@ -389,8 +414,8 @@ class Batch:
         payload_begin[lists], payload_end[lists] = p, e
         return payload_begin, payload_end
 
-    def _floats(self, begin, end):
-        payload, payload_end = self._packed(begin, end)
+    def _floats(self, entries):
+        payload, payload_end = self._payloads(entries)
         nbytes = payload_end - payload
         if np.any(nbytes % 4):
             raise NotCanonical("a float list whose size is not a multiple of 4")
@@ -402,8 +427,8 @@ class Batch:
             at = np.repeat(payload - 4 * offsets, counts) + 4 * np.arange(int(counts.sum()))
         return counts, _unaligned(self.raw, "<f4")[at].astype(np.float32)
 
-    def _int64s(self, begin, end):
-        data, nbytes = _gather_ranges(self.buf, *self._packed(begin, end))
+    def _int64s(self, entries):
+        data, nbytes = _gather_ranges(self.buf, *self._payloads(entries))
         last = data < 0x80
         ends_at = np.cumsum(nbytes) - 1
         if np.any(~last[ends_at[nbytes > 0]]):
@@ -419,9 +444,9 @@ class Batch:
         shifted = (data & 0x7F).astype(np.uint64) << (7 * position).astype(np.uint64)
         return counts, np.bitwise_or.reduceat(shifted, starts).view(np.int64)
 
-    def _bytes(self, begin, end):
-        owner, p, e = _fields(self.buf, begin, end)
-        return np.bincount(owner, minlength=len(begin)), self._strings(p, e)
+    def _bytes(self, entries):
+        counts, begin, end = self._string_ranges(entries)
+        return counts, self._strings(begin, end)
 
     def _strings(self, begin, end):
         """The byte ranges as an object array of ``bytes``."""
@@ -482,14 +507,27 @@ class _Layout:
         self.kind = one.kind[:-1]
         self._one = one
         self._entries = {}  # keys -> each key's entry index in the record, or -1
+        entries = len(self.kind)
+        # Per entry: a numeric list's payload range, a bytes list's strings (how many, the
+        # first's index in string_begin / string_end).
+        self.payload_begin = np.zeros(entries, np.int64)
+        self.payload_end = np.zeros(entries, np.int64)
+        self.string_count = np.zeros(entries, np.int64)
+        self.string_first = np.zeros(entries, np.int64)
         values = np.zeros(self.length + _PAD, bool)
         numeric = np.flatnonzero((self.kind == FLOAT) | (self.kind == INT64))
         if numeric.size:
-            _mark(values, *one._packed(self.list_begin[numeric], self.list_end[numeric]))
+            payloads = one._packed(self.list_begin[numeric], self.list_end[numeric])
+            self.payload_begin[numeric], self.payload_end[numeric] = payloads
+            _mark(values, *payloads)
         strings = np.flatnonzero(self.kind == BYTES)
-        if strings.size:
-            _, begin, end = _fields(one.buf, self.list_begin[strings], self.list_end[strings])
-            _mark(values, begin, end)
+        owner, self.string_begin, self.string_end = _fields(
+            one.buf, self.list_begin[strings], self.list_end[strings]
+        )
+        counts = np.bincount(owner, minlength=len(strings))
+        self.string_count[strings] = counts
+        self.string_first[strings] = np.cumsum(counts) - counts
+        _mark(values, self.string_begin, self.string_end)
         self.structure = np.flatnonzero(~values[: self.length])
         self.structure_bytes = one.buf[self.structure]
 
