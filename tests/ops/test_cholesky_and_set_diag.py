@@ -73,6 +73,24 @@ def test_eye_with_static_and_tensor_sizes_matches_tf():
     assert_parity(program)
 
 
+def test_shape_inference_folds_integer_arithmetic_like_tf():
+    """TF's shape functions evaluate small constant subgraphs: ``tf.eye`` of a constant
+    tensor (its Fill dims hold ``minimum(n, n)``) and shapes computed by arithmetic on
+    constants have TF's static shapes (compared by ``assert_parity``)."""
+
+    def program(tf):
+        x = tf.constant(np.arange(12, dtype=np.float32))
+        return [
+            tf.eye(tf.constant(3)),
+            tf.eye(tf.constant(3), 4),
+            tf.zeros(tf.stack([tf.constant(7) // 2, tf.constant(3) * 2])),
+            tf.fill(tf.maximum(tf.constant([2, 1]), 1), 1.0),
+            tf.reshape(x, tf.stack([tf.constant(2) + 1, tf.constant(5) - 1])),
+        ]
+
+    assert_parity(program)
+
+
 def test_set_diag_gradients_agree_with_jax():
     # (Cholesky's registered gradient is TF's symmetrised one; jax.vjp of a factorisation
     # that reads only the lower triangle differs by design, so it is checked against TF.)

@@ -25,9 +25,40 @@ def constant_value(tensor):
         return None
 
 
+# Integer arithmetic that shape inference folds and ``constant_value`` does not: TF's C++
+# shape functions evaluate small constant subgraphs with its kernels (the shape refiner's
+# EvaluateConstantTensor), while its Python ``constant_value``, which drives graph-building
+# decisions, folds only a few ops. So ``tf.eye(tf.constant(3))`` is [3, 3] (its Fill dims
+# hold ``minimum(3, 3)``) without changing what Python-level code sees.
+_SHAPE_ARITHMETIC = {
+    "Minimum": np.minimum,
+    "Maximum": np.maximum,
+    "Add": np.add,
+    "AddV2": np.add,
+    "Sub": np.subtract,
+    "Mul": np.multiply,
+    "FloorDiv": np.floor_divide,
+}
+
+
+def inferred_value(tensor):
+    """``constant_value``, or the value of integer arithmetic on such values: what shape
+    inference knows of a shape-valued tensor."""
+    value = constant_value(tensor)
+    if value is not None:
+        return value
+    fold = _SHAPE_ARITHMETIC.get(tensor.op.type)
+    if fold is None or not tensor.dtype.is_integer:
+        return None
+    x, y = (inferred_value(t) for t in tensor.op.inputs)
+    if x is None or y is None:
+        return None
+    return np.asarray(fold(x, y)).astype(tensor.dtype.as_numpy_dtype)
+
+
 def constant_value_as_shape(tensor) -> tensor_shape.TensorShape:
     """A 1-D shape tensor as a partial TensorShape (-1 and unknown elements become None)."""
-    value = constant_value(tensor)
+    value = inferred_value(tensor)
     if value is not None:
         return tensor_shape.TensorShape([None if d < 0 else int(d) for d in value.reshape(-1)])
     op = tensor.op
@@ -36,7 +67,7 @@ def constant_value_as_shape(tensor) -> tensor_shape.TensorShape:
     if op.type == "Pack":
         dims = []
         for t in op.inputs:
-            v = constant_value(t)
+            v = inferred_value(t)
             dims.append(None if v is None or int(v) < 0 else int(v))
         return tensor_shape.TensorShape(dims)
     if op.type == "ConcatV2":
