@@ -458,23 +458,9 @@ def test_gradient_graph_node_names(program):
     assert_same_graph_def(program)
 
 
-@pytest.mark.parametrize(
-    "program",
-    [
-        pytest.param(
-            _top_k_graph,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="TF's shape inference evaluates constant subgraphs of any op "
-                "(GatherV2 of a static shape) and so knows static shapes that tfcompat "
-                "leaves unknown: TF folds array_ops.shape / zeros_like of them to Const "
-                "where we build Shape / ZerosLike",
-            ),
-        ),
-        # Shape inference folds integer arithmetic (Sub of static shapes) as TF's does.
-        _segment_graph,
-    ],
-    ids=["top_k", "segment"],
-)
+# Shape inference folds what TF's C++ shape functions fold on shape tensors (a GatherV2
+# of a static shape, Sub of sizes), so TF's Python sees the same static shapes here and
+# builds Consts where an unknown shape would build Shape / ZerosLike.
+@pytest.mark.parametrize("program", [_top_k_graph, _segment_graph], ids=["top_k", "segment"])
 def test_gradient_graph_node_names_with_static_shapes(program):
     assert_same_graph_def(lambda tf: program(tf, static=True))

@@ -25,7 +25,8 @@ def constant_value(tensor):
         return None
 
 
-# Integer arithmetic that shape inference folds and ``constant_value`` does not: TF's C++
+# Integer arithmetic (and Cast, GatherV2) that shape inference folds and ``constant_value``
+# does not: TF's C++
 # shape functions evaluate small constant subgraphs with its kernels (the shape refiner's
 # EvaluateConstantTensor), while its Python ``constant_value``, which drives graph-building
 # decisions, folds only a few ops. So ``tf.eye(tf.constant(3))`` is [3, 3] (its Fill dims
@@ -47,10 +48,21 @@ def inferred_value(tensor):
     value = constant_value(tensor)
     if value is not None:
         return value
-    fold = _SHAPE_ARITHMETIC.get(tensor.op.type)
-    if fold is None or not tensor.dtype.is_integer:
+    op = tensor.op
+    if not tensor.dtype.is_integer:
         return None
-    x, y = (inferred_value(t) for t in tensor.op.inputs)
+    if op.type == "Cast":  # of a value only shape inference knows
+        x = inferred_value(op.inputs[0])
+        return None if x is None else np.asarray(x).astype(tensor.dtype.as_numpy_dtype)
+    if op.type == "GatherV2" and not op.attrs.get("batch_dims"):
+        params, indices, axis = (inferred_value(t) for t in op.inputs)
+        if params is None or indices is None or axis is None:
+            return None
+        return np.take(params, indices, axis=int(axis))
+    fold = _SHAPE_ARITHMETIC.get(op.type)
+    if fold is None:
+        return None
+    x, y = (inferred_value(t) for t in op.inputs)
     if x is None or y is None:
         return None
     return np.asarray(fold(x, y)).astype(tensor.dtype.as_numpy_dtype)
