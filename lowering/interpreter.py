@@ -282,6 +282,7 @@ def _run_steps(steps, env: dict, ctx: Context, table=None):
         if rule is _BATCH:
             inputs.run(env, ctx)
             continue
+        # _run_step, inlined: this loop runs hundreds of ops a step.
         args = [env[t] for t in inputs]
         for i in reads:
             if isinstance(args[i], VarRef):
