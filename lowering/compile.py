@@ -78,7 +78,7 @@ def _jax():
     return jax
 
 
-def _needs_static_value(error) -> bool:
+def needs_static_value(error) -> bool:
     """Whether tracing failed because a run-time value was needed at compile time."""
     jax = _jax()
     concrete = (
@@ -183,7 +183,7 @@ class DeviceFunction:
         """The static input positions to retrace with after ``error``, or () to raise it:
         those already static plus the small integer inputs the needed value is computed
         from (all of them when the error does not name the value)."""
-        if not _needs_static_value(error):
+        if not needs_static_value(error):
             return ()
         candidates = self._sources(static_lib.required_tensor(error), inputs)
         if candidates <= set(self.static_positions):

@@ -26,6 +26,7 @@ import numpy as np
 
 from lowering import compile as compile_lib
 from lowering import plan as plan_lib
+from lowering import static as static_lib
 from tfcompat.framework import dtypes, graph_io
 from tfcompat.framework import graph as graph_lib
 from tfcompat.framework.tensor import Operation, Tensor
@@ -293,10 +294,11 @@ def _segment_outputs(segment, state, inputs, static_key=()):
     return dict(zip(segment.outputs, outputs))
 
 
-def _lower_plan(plan, feeds: dict, notes, known_state=None, signatures=None):
+def _lower_plan(plan, feeds: dict, notes, known_state=None, signatures=None, values=None):
     """Lowers every device segment of ``plan``. ``feeds`` maps fed Tensors to structs;
     ``signatures`` (segment id -> (state, inputs, static key)) overrides shapes with
-    recorded ones."""
+    recorded ones; ``values`` (fed Tensor -> array) are what a segment that needs fed
+    values at compile time is specialised on, as a Session's step is."""
     signatures = signatures or {}
     env = dict(feeds)
     lowerings = []
@@ -310,9 +312,40 @@ def _lower_plan(plan, feeds: dict, notes, known_state=None, signatures=None):
         else:
             state = _variable_structs(segment.ops, notes, known_state)
             inputs = [env[t] if t in env else _static_struct(t, notes) for t in segment.inputs]
-        lowerings.append(lower_device_segment(segment, state, inputs, static_key))
+        try:
+            lowering = lower_device_segment(segment, state, inputs, static_key)
+        except Exception as error:
+            specialised = _specialised(segment, inputs, values or {}, error)
+            if specialised is None:
+                raise
+            inputs, static_key = specialised
+            notes.append(
+                "specialised on fed values: "
+                + ", ".join(segment.inputs[i].name for i in static_key[0])
+            )
+            lowering = lower_device_segment(segment, state, inputs, static_key)
+        lowerings.append(lowering)
         env.update(_segment_outputs(segment, state, inputs, static_key))
     return lowerings
+
+
+def _specialised(segment, inputs, values, error):
+    """``(inputs, static key)`` with the segment's fed small integer and boolean inputs as
+    compile-time values, when tracing failed for want of one and some are fed; else None."""
+    if not compile_lib.needs_static_value(error):
+        return None
+    fed = [values.get(t) for t in segment.inputs]
+    positions = tuple(
+        i
+        for i in static_lib.static_feed_positions([np.zeros(0) if v is None else v for v in fed])
+        if fed[i] is not None
+    )
+    if not positions:
+        return None
+    inputs = list(inputs)
+    for i in positions:
+        inputs[i] = None
+    return inputs, (positions, static_lib.freeze([fed[i] for i in positions]))
 
 
 def _segment_summaries(plan):
@@ -429,7 +462,9 @@ def inspect(graph_or_session, fetches=None, feed_dict=None, feed_shapes=None) ->
 
     ``graph_or_session``: a Graph, a GraphDef or a Session (whose initialised variables give
     the state shapes). ``fetches``: names, Tensors or Operations; default: the graph's sink
-    ops. ``feed_dict``: Tensor or name -> value (only its shape is used);
+    ops. ``feed_dict``: Tensor or name -> value (its shape; and its value where the step
+    needs a fed small integer or boolean at compile time, such as the predicate of a cond
+    whose branches differ in shape: the step is specialised on it as a Session's is);
     ``feed_shapes``: name -> shape tuple. Placeholders not fed take their static shape with
     unknown dimensions as 1. Variables take their declared shapes (zero memory: abstract).
     """
@@ -449,7 +484,11 @@ def inspect(graph_or_session, fetches=None, feed_dict=None, feed_shapes=None) ->
     plan = plan_lib.build_plan(
         tensors, targets, tuple(feeds), frozenset(compile_lib.RANDOM_OP_TYPES)
     )
-    lowerings = _lower_plan(plan, feeds, notes, known_state)
+    values = {}  # fed Tensor -> its value, as Session.run converts it
+    for key, value in (feed_dict or {}).items():
+        tensor = _parse_feed_key(graph, key)
+        values[tensor] = np.asarray(value, tensor.dtype.as_numpy_dtype)
+    lowerings = _lower_plan(plan, feeds, notes, known_state, values=values)
     return Report(
         graph_summary=summarize_graph(graph),
         segments=_segment_summaries(plan),

@@ -70,6 +70,19 @@ def test_feed_dict_values_give_shapes():
     assert "f32[5,3]" in report.jaxpr
 
 
+def test_fed_compile_time_values_specialise_the_lowered_step():
+    """A cond whose branches differ in shape (rot90 by a fed k) is lowered for the fed k,
+    as a Session's step is; the output shape follows k."""
+    x = tf.placeholder(tf.float32, [2, 3, 4, 1], name="images")
+    k = tf.placeholder(tf.int32, [], name="k")
+    y = tf.image.rot90(x, k)
+    images = np.zeros((2, 3, 4, 1), np.float32)
+    for turns, shape in ((1, "2x4x3x1"), (2, "2x3x4x1")):
+        report = inspect_lib.inspect(tf.get_default_graph(), y, feed_dict={x: images, k: turns})
+        assert "specialised on fed values: k:0" in report.notes
+        assert f")->tensor<{shape}xf32>" in report.stablehlo.replace(" ", "")
+
+
 def test_default_fetches_are_sink_ops():
     _, _, y, init = _linear_model()
     sinks = inspect_lib.sink_operations(tf.get_default_graph())
