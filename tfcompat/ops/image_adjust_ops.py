@@ -94,25 +94,33 @@ def adjust_gamma(image, gamma=1, gain=1):
 @tf_export("image.random_brightness")
 def random_brightness(image, max_delta, seed=None):
     """``adjust_brightness`` by a delta drawn uniformly from ``[-max_delta, max_delta)``."""
+    return adjust_brightness(image, _random_delta(max_delta, seed))
+
+
+def _random_delta(max_delta, seed):
+    """A scalar drawn uniformly from ``[-max_delta, max_delta)`` (TF's checks and message)."""
     from tfcompat.ops import random_ops
 
     if max_delta < 0:
         raise ValueError("max_delta must be non-negative.")
-    delta = random_ops.random_uniform([], -max_delta, max_delta, seed=seed)
-    return adjust_brightness(image, delta)
+    return random_ops.random_uniform([], -max_delta, max_delta, seed=seed)
 
 
-@tf_export("image.random_contrast")
-def random_contrast(image, lower, upper, seed=None):
-    """``adjust_contrast`` by a factor drawn uniformly from ``[lower, upper)``."""
+def _random_factor(lower, upper, seed):
+    """A scalar drawn uniformly from ``[lower, upper)`` (TF's checks and messages)."""
     from tfcompat.ops import random_ops
 
     if upper <= lower:
         raise ValueError("upper must be > lower.")
     if lower < 0:
         raise ValueError("lower must be non-negative.")
-    factor = random_ops.random_uniform([], lower, upper, seed=seed)
-    return adjust_contrast(image, factor)
+    return random_ops.random_uniform([], lower, upper, seed=seed)
+
+
+@tf_export("image.random_contrast")
+def random_contrast(image, lower, upper, seed=None):
+    """``adjust_contrast`` by a factor drawn uniformly from ``[lower, upper)``."""
+    return adjust_contrast(image, _random_factor(lower, upper, seed))
 
 
 @tf_export("image.transpose_image", "image.transpose")
@@ -274,27 +282,15 @@ def adjust_saturation(image, saturation_factor, name=None):
 @tf_export("image.random_hue")
 def random_hue(image, max_delta, seed=None):
     """``adjust_hue`` by a delta drawn uniformly from ``[-max_delta, max_delta)``."""
-    from tfcompat.ops import random_ops
-
     if max_delta > 0.5:
         raise ValueError("max_delta must be <= 0.5.")
-    if max_delta < 0:
-        raise ValueError("max_delta must be non-negative.")
-    delta = random_ops.random_uniform([], -max_delta, max_delta, seed=seed)
-    return adjust_hue(image, delta)
+    return adjust_hue(image, _random_delta(max_delta, seed))
 
 
 @tf_export("image.random_saturation")
 def random_saturation(image, lower, upper, seed=None):
     """``adjust_saturation`` by a factor drawn uniformly from ``[lower, upper)``."""
-    from tfcompat.ops import random_ops
-
-    if upper <= lower:
-        raise ValueError("upper must be > lower.")
-    if lower < 0:
-        raise ValueError("lower must be non-negative.")
-    factor = random_ops.random_uniform([], lower, upper, seed=seed)
-    return adjust_saturation(image, factor)
+    return adjust_saturation(image, _random_factor(lower, upper, seed))
 
 
 # ---------------------------------------------------------------------------------------------

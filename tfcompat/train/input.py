@@ -401,10 +401,14 @@ def _validate_join(tensor_list_list):
     return tensor_list_list
 
 
-def _dequeue(queue, batch_size, allow_smaller_final_batch, name):
+def _dequeue_batch(queue, batch_size, allow_smaller_final_batch, name, sparse_info, like):
+    """A batch off ``queue``, its SparseTensors restored, in the structure of ``like`` (the
+    caller's tensors: a list, a dict, a single tensor)."""
     if allow_smaller_final_batch:
-        return queue.dequeue_up_to(batch_size, name=name)
-    return queue.dequeue_many(batch_size, name=name)
+        dequeued = queue.dequeue_up_to(batch_size, name=name)
+    else:
+        dequeued = queue.dequeue_many(batch_size, name=name)
+    return _as_original_type(like, _restore_sparse_tensors(dequeued, sparse_info))
 
 
 def _fifo_summary(queue, capacity):
@@ -451,9 +455,9 @@ def _batch(tensors, batch_size, keep_input, num_threads=1, capacity=32, enqueue_
                             shared_name=shared_name)  # fmt: skip
         _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
         _fifo_summary(queue, capacity)
-        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
-        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
-        return _as_original_type(tensors, dequeued)
+        return _dequeue_batch(
+            queue, batch_size, allow_smaller_final_batch, name, sparse_info, tensors
+        )
 
 
 def _batch_join(tensors_list, batch_size, keep_input, capacity=32, enqueue_many=False,
@@ -475,9 +479,9 @@ def _batch_join(tensors_list, batch_size, keep_input, capacity=32, enqueue_many=
                             shared_name=shared_name)  # fmt: skip
         _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
         _fifo_summary(queue, capacity)
-        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
-        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
-        return _as_original_type(tensors_list[0], dequeued)
+        return _dequeue_batch(
+            queue, batch_size, allow_smaller_final_batch, name, sparse_info, tensors_list[0]
+        )
 
 
 def _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
@@ -497,9 +501,9 @@ def _shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
                                       shared_name=shared_name)  # fmt: skip
         _enqueue(queue, tensor_list, num_threads, enqueue_many, keep_input)
         _shuffle_summary(queue, capacity, min_after_dequeue)
-        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
-        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
-        return _as_original_type(tensors, dequeued)
+        return _dequeue_batch(
+            queue, batch_size, allow_smaller_final_batch, name, sparse_info, tensors
+        )
 
 
 def _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input,
@@ -523,9 +527,9 @@ def _shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, k
                                       shared_name=shared_name)  # fmt: skip
         _enqueue_join(queue, tensor_list_list, enqueue_many, keep_input)
         _shuffle_summary(queue, capacity, min_after_dequeue)
-        dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch, name)
-        dequeued = _restore_sparse_tensors(dequeued, sparse_info)
-        return _as_original_type(tensors_list[0], dequeued)
+        return _dequeue_batch(
+            queue, batch_size, allow_smaller_final_batch, name, sparse_info, tensors_list[0]
+        )
 
 
 # ---------------------------------------------------------------------------------------------
