@@ -17,7 +17,7 @@ import numpy as np
 from lowering import buckets, interpreter, regions, transfer
 from lowering import plan as plan_lib
 from lowering import static as static_lib
-from lowering.registry import LOOPING_LOWERINGS, LOWERINGS, REFERENCE
+from lowering.registry import LOOPING_LOWERINGS, LOWERINGS, REFERENCE, STEP_PREPARERS
 
 # Op types whose rules draw randomness (filled by lowering/random.py).
 RANDOM_OP_TYPES: set = set()
@@ -156,6 +156,8 @@ class DeviceFunction:
             ctx.stack_bucket, ctx.report_ops = self.stack_bucket, self.report_ops
             ctx.array_sizes = self.array_sizes
             env = dict(zip(segment.inputs, inputs))
+            for prepare in STEP_PREPARERS:
+                prepare(segment.ops, ctx)
             interpreter.run_ops(segment.ops, env, LOWERINGS, ctx)
             outputs = []
             for t in segment.outputs:

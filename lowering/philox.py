@@ -12,8 +12,9 @@ The code is written once over an array module ``xp``: ``numpy`` for the referenc
 (``lowering/reference/stateless_random.py``, ``lowering/reference/random.py``) and
 ``jax.numpy`` for the lowerings (``lowering/stateless_random.py``, ``lowering/random.py``).
 It is element arithmetic only, with no Python loop over elements, so it traces under
-``jit``; the truncated normal's redraws are a ``lax.while_loop`` (``truncated_normal_jax``)
-or a numpy loop over draws (the reference kernels).
+``jit``. The truncated normal's redraws are a numpy loop over draws in the reference
+kernels and, under XLA, a ``lax.while_loop`` over a work queue of the groups still short
+(``truncated_normals``, which also draws several ops' streams in one loop).
 
 The Box-Muller transform of float samples calls glibc's ``logf`` and ``sincosf`` in TF. They
 are not correctly rounded (about 1% of their results differ from the rounded exact value),
@@ -63,12 +64,14 @@ def _mulhilo(xp, a, m):
     return _u32(xp, product >> xp.uint64(32)), _u32(xp, product)
 
 
-def philox_blocks(xp, key, counter_lo, counter_hi, index):
-    """Philox4x32-10 blocks at counters ``counter + index`` (128-bit addition).
+def philox_words(xp, key, counter_lo, counter_hi, index):
+    """The four uint32 words ``(c0, c1, c2, c3)`` of the Philox4x32-10 blocks at counters
+    ``counter + index`` (128-bit addition), each shaped like ``index``.
 
     ``key``, ``counter_lo`` and ``counter_hi`` are uint64 scalars (the V2 ops' key and
-    counter words); ``index`` is an integer array. Returns uint32 of shape
-    ``index.shape + (4,)``: ``out[..., j]`` is element ``j`` of TF's ``PhiloxRandom()``."""
+    counter words); ``index`` is an integer array. Kept as four arrays so that a consumer
+    reading several words of one block computes the block once per element (a stacked
+    array makes XLA recompute all ten rounds for every word it reads)."""
     key = xp.asarray(key, xp.uint64)
     counter_lo = xp.asarray(counter_lo, xp.uint64)
     counter_hi = xp.asarray(counter_hi, xp.uint64)
@@ -91,7 +94,13 @@ def philox_blocks(xp, key, counter_lo, counter_hi, index):
         if round_ < 9:
             k0 = (k0 + xp.uint64(_W0)) & xp.uint64(_MASK32)
             k1 = (k1 + xp.uint64(_W1)) & xp.uint64(_MASK32)
-    return xp.stack([c0, c1, c2, c3], axis=-1)
+    return c0, c1, c2, c3
+
+
+def philox_blocks(xp, key, counter_lo, counter_hi, index):
+    """Philox4x32-10 blocks at counters ``counter + index``: uint32 of shape
+    ``index.shape + (4,)``; ``out[..., j]`` is element ``j`` of TF's ``PhiloxRandom()``."""
+    return xp.stack(philox_words(xp, key, counter_lo, counter_hi, index), axis=-1)
 
 
 def _join64(xp, lo, hi):
@@ -309,9 +318,13 @@ def _box_muller_float(xp, x0, x1):
 
 def _box_muller_double(xp, blocks):
     """TF's ``BoxMullerDouble``: two float64 normals from the four words of a block."""
-    units = _unit_float64_pairs(xp, blocks)
-    u1 = xp.where(units[..., 0] < 1e-7, 1e-7, units[..., 0])
-    v1 = _TWO_PI * units[..., 1]
+    return _box_muller_double_words(xp, *(blocks[..., j] for j in range(4)))
+
+
+def _box_muller_double_words(xp, c0, c1, c2, c3):
+    u1 = _unit_float64(xp, c0, c1)
+    u1 = xp.where(u1 < 1e-7, 1e-7, u1)
+    v1 = _TWO_PI * _unit_float64(xp, c2, c3)
     log, sin, cos = (
         (_libm(f) for f in (math.log, math.sin, math.cos)) if xp is np else (xp.log, xp.sin, xp.cos)
     )
@@ -356,25 +369,24 @@ def truncated_blocks_per_group(dtype) -> int:
 
 def take_accepted(xp, results, count, values, accepted):
     """Appends each group's accepted candidates (in order) after its ``count`` results,
-    keeping at most ``results.shape[-1]``. Returns the new ``(results, count)``."""
-    slots = results.shape[-1]
-    position = count[..., None] + xp.cumsum(accepted.astype(count.dtype), axis=-1) - 1
-    for slot in range(slots):  # a handful of output slots, not elements
-        take = accepted & (position == slot)
-        chosen = xp.sum(xp.where(take, values, xp.zeros((), values.dtype)), axis=-1)
-        results = _set_column(
-            xp, results, slot, xp.where(take.any(axis=-1), chosen, results[..., slot])
-        )
-    count = xp.minimum(count + accepted.sum(axis=-1).astype(count.dtype), slots)
-    return results, count
+    keeping at most ``results.shape[-1]``. Returns the new ``(results, count)``.
+
+    ``values`` and ``accepted`` are ``[..., candidates]`` arrays or lists of the
+    candidates' ``[...]`` columns. Unrolled over the few candidates with selects on the
+    output's slot index, so that XLA makes it one elementwise loop (reductions over the
+    short last axis, or columns stacked back, cost a kernel call or a branch each)."""
+    values, accepted = (_columns(x) for x in (values, accepted))
+    slots = xp.arange(results.shape[-1])
+    landed = count  # the slot after the last one filled so far
+    for value, keep in zip(values, accepted):
+        landed = landed + keep.astype(count.dtype)
+        take = keep[..., None] & (slots == landed[..., None] - 1)
+        results = xp.where(take, value[..., None], results)
+    return results, xp.minimum(landed, results.shape[-1])
 
 
-def _set_column(xp, array, column, value):
-    if xp is np:
-        array = array.copy()
-        array[..., column] = value
-        return array
-    return array.at[..., column].set(value)
+def _columns(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x[..., j] for j in range(x.shape[-1])]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -390,31 +402,189 @@ def fill(xp, key, counter_lo, counter_hi, size, dtype, distribution):
     return distribution(blocks).reshape(-1)[:size]
 
 
+def _packed_normal_pairs(key, counter_lo, counter_hi, index, dtype):
+    """The Box-Muller pairs of the blocks at ``index`` (1-D), one array element per pair,
+    so that XLA's elementwise code computes each pair's Philox block, ``logf`` and
+    ``sincosf`` once: an array of single normals recomputes them for every normal it
+    holds. Float types: uint64 ``[2 * n]``, pair ``p`` of block ``i`` at ``2 * i + p``,
+    its two float32 normals (before any rounding to half / bfloat16) packed as
+    ``bits(first) | bits(second) << 32`` (a 1-D elementwise loop vectorizes; complex64
+    elements or a ``[n, 2]`` layout ran at half the speed). Double: complex128 ``[n]``.
+
+    ``key`` and the counter words are arrays shaped like ``index``."""
+    import jax
+    import jax.numpy as jnp
+
+    if np.dtype(dtype) == np.float64:
+        words = philox_words(jnp, key, counter_lo, counter_hi, index)
+        return jax.lax.complex(*_box_muller_double_words(jnp, *words))
+    key, counter_lo, counter_hi, index = (
+        jnp.repeat(x, 2) for x in (key, counter_lo, counter_hi, index)
+    )
+    first = jnp.arange(index.shape[0]) % 2 == 0
+    words = philox_words(jnp, key, counter_lo, counter_hi, index)
+    x0 = jnp.where(first, words[0], words[2])
+    x1 = jnp.where(first, words[1], words[3])
+    f0, f1 = _box_muller_float(jnp, x0, x1)
+    bits = [jax.lax.bitcast_convert_type(f, jnp.uint32).astype(jnp.uint64) for f in (f0, f1)]
+    return bits[0] | (bits[1] << jnp.uint64(32))
+
+
+def _unpacked_normals(pairs, blocks):
+    """The ``group_size`` columns ``[blocks]`` of normals, in TF's order, from
+    ``_packed_normal_pairs``."""
+    import jax
+    import jax.numpy as jnp
+
+    if pairs.dtype == jnp.complex128:
+        return [jnp.real(pairs), jnp.imag(pairs)]
+    pairs = pairs.reshape(blocks, 2)
+    return [
+        jax.lax.bitcast_convert_type((pairs[:, p] >> shift).astype(jnp.uint32), jnp.float32)
+        for p in range(2)
+        for shift in (jnp.uint64(0), jnp.uint64(32))
+    ]
+
+
 def truncated_normal_jax(key, counter_lo, counter_hi, size, dtype):
-    """TF's truncated normal: each output group draws blocks from its reserved region until
-    it has ``group_size`` samples within two standard deviations (a ``while_loop`` over
-    draws, all groups at once; it ends after a few steps)."""
+    """TF's truncated normal of ``size`` values from one stream (see ``truncated_normals``)."""
+    return truncated_normals([(key, counter_lo, counter_hi, size)], dtype)[0]
+
+
+def truncated_normals(streams, dtype):
+    """TF's truncated normals of several streams ``(key, counter_lo, counter_hi, size)``
+    at once: each output group draws blocks from its reserved region until it has
+    ``group_size`` samples within two standard deviations.
+
+    About 17% of the groups need a second block, one in 10^5 a third. Drawing for every
+    group until the last one is full (the reference kernel's way) costs three or four full
+    passes; here a work queue of the groups still short feeds chunks of a fixed size to
+    one ``while_loop`` body, so the work is the blocks actually drawn (about 1.2 passes)
+    plus a few chunks at the end. The streams share the loop (their groups are numbered
+    one after another), so a program drawing many tables, such as an initializer of
+    embedding columns, traces and compiles the Box-Muller code once. Each iteration first
+    absorbs the chunk drawn by the previous one, then draws the next: the drawn pairs leave
+    the body as loop state, which makes XLA compute them once."""
     import jax
     import jax.numpy as jnp
 
     per = group_size(dtype)
-    groups = -(-size // per)
-    start = jnp.arange(groups, dtype=jnp.int64) * truncated_blocks_per_group(dtype)
+    sizes = [int(size) for *_, size in streams]
+    starts = np.cumsum([0] + [-(-size // per) for size in sizes])
+    groups = int(starts[-1])
+    if groups == 0:
+        return [jnp.zeros((0,), dtype) for _ in streams]
+    chunk = min(groups, QUEUE_CHUNK)
+    reserved = truncated_blocks_per_group(dtype)
+    keys, counter_lo, counter_hi = (
+        jnp.stack([jnp.asarray(stream[j], jnp.uint64) for stream in streams]) for j in range(3)
+    )
+    lanes = jnp.arange(chunk)
+    # A group's bookkeeping in one int32 (one scatter per chunk): the blocks it has drawn,
+    # times 8, plus the samples it has kept (at most 4).
+    steps_unit = 8
+
+    def write(dense, ids, live, results, meta, rows, row_meta):
+        """Stores a chunk's rows: a contiguous slice on the first pass (the queue still
+        holds ``0, 1, 2, ...`` there), a scatter afterwards; XLA:CPU's scatter costs
+        ~10 ns a row, the slice next to nothing."""
+
+        def contiguous(arrays):
+            results, meta = arrays
+            start = ids[0]
+            return (
+                jax.lax.dynamic_update_slice(results, rows, (start, jnp.int32(0))),
+                jax.lax.dynamic_update_slice(meta, row_meta, (start,)),
+            )
+
+        def scattered(arrays):
+            results, meta = arrays
+            index = jnp.where(live, ids, groups + lanes)  # distinct, out of range: dropped
+            return (
+                results.at[index].set(rows, mode="drop", unique_indices=True),
+                meta.at[index].set(row_meta, mode="drop", unique_indices=True),
+            )
+
+        return jax.lax.cond(dense, contiguous, scattered, (results, meta))
+
+    def absorb(state):
+        results, meta, queue, head, tail, ids, live, dense, drawn, pairs = state
+        values = _unpacked_normals(pairs, chunk)
+        rows, count = take_accepted(
+            jnp,
+            results.at[ids].get(mode="fill", fill_value=0),
+            drawn % steps_unit,
+            [value.astype(dtype) for value in values],
+            [jnp.abs(value) < 2.0 for value in values],
+        )
+        row_meta = drawn - drawn % steps_unit + steps_unit + count
+        results, meta = write(dense, ids, live, results, meta, rows, row_meta)
+        short = live & (count < per)
+        slot = tail + jnp.cumsum(short) - 1
+        index = jnp.where(short, slot % groups, groups + lanes)
+        queue = queue.at[index].set(ids, mode="drop", unique_indices=True)
+        return results, meta, queue, tail + jnp.sum(short)
 
     def draw(state):
-        results, count, step = state
-        blocks = philox_blocks(jnp, key, counter_lo, counter_hi, start + step)
-        values, accepted = truncated_candidates(jnp, blocks, dtype)
-        results, count = take_accepted(jnp, results, count, values, accepted)
-        return results, count, step + 1
+        results, meta, queue, tail = absorb(state)
+        head = state[3]
+        live = lanes < tail - head
+        dense = head + chunk <= groups  # still in the queue's first pass
+        ids = queue[(head + lanes) % groups]
+        drawn = meta[ids]
+        stream = _stream_of(starts, ids)
+        block = (ids - jnp.asarray(starts)[stream]).astype(jnp.int64) * reserved
+        pairs = _packed_normal_pairs(
+            keys[stream],
+            counter_lo[stream],
+            counter_hi[stream],
+            block + drawn // steps_unit,
+            dtype,
+        )
+        head = head + jnp.minimum(chunk, tail - head)
+        return results, meta, queue, head, tail, ids, live, dense, drawn, pairs
 
     state = (
         jnp.zeros((groups, per), dtype),
         jnp.zeros((groups,), jnp.int32),
+        jnp.arange(groups, dtype=jnp.int32),
         jnp.zeros((), jnp.int64),
+        jnp.full((), groups, jnp.int64),
+        jnp.zeros((chunk,), jnp.int32),
+        jnp.zeros((chunk,), bool),
+        jnp.zeros((), bool),
+        jnp.zeros((chunk,), jnp.int32),
+        jnp.zeros((chunk,), jnp.complex128)
+        if np.dtype(dtype) == np.float64
+        else jnp.zeros((2 * chunk,), jnp.uint64),
     )
-    results, _, _ = jax.lax.while_loop(lambda s: jnp.any(s[1] < per), draw, state)
-    return results.reshape(-1)[:size]
+    state = jax.lax.while_loop(lambda s: jnp.any(s[6]) | (s[4] > s[3]), draw, state)
+    flat = absorb(state)[0].reshape(-1)
+    return [flat[start * per : start * per + size] for start, size in zip(starts, sizes)]
+
+
+def _stream_of(starts, ids):
+    """The stream each group id belongs to (``starts``: the first group of each stream,
+    then the total): a binary search unrolled into selects, which XLA fuses into one
+    loop (``jnp.searchsorted`` runs a kernel per step)."""
+    import jax.numpy as jnp
+
+    streams = len(starts) - 1
+    stream = jnp.zeros(ids.shape, jnp.int32)
+    if streams == 1:
+        return stream
+    depth = (streams - 1).bit_length()
+    # Padded so that every probe is in range; padding entries are never <= an id.
+    bounds = jnp.asarray(np.concatenate([starts[:-1], np.full(1 << depth, starts[-1])]))
+    for level in reversed(range(depth)):
+        probe = stream + (1 << level)
+        stream = jnp.where(bounds[probe] <= ids, probe, stream)
+    return stream
+
+
+# Groups drawn per loop iteration: small enough that the last few iterations, which draw
+# for a handful of groups, cost little, and that a chunk's arrays stay in cache.
+QUEUE_CHUNK = 32768
 
 
 def multinomial_uniforms(xp, key, counter_lo, counter_hi, batch, num_samples):

@@ -14,6 +14,10 @@ REFERENCE: dict = {}
 # ``fori_loop``): a device step holding one is compiled with XLA's default copy insertion,
 # like a step holding a ``tf.while_loop`` (see ``compile.compiler_options``).
 LOOPING_LOWERINGS: set = set()
+# ``prepare(ops, ctx)`` functions run before a device step's ops are lowered: one may
+# compute the values of several ops at once and leave them on ``ctx`` for the ops' rules
+# (``lowering/random.py`` draws a step's seeded truncated normals in one loop).
+STEP_PREPARERS: list = []
 
 
 def _register(table, op_types, fn):

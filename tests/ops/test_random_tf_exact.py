@@ -149,3 +149,43 @@ def test_unseeded_ops_still_differ_between_sessions(backend):
                 return sess.run(value)
 
     assert not np.array_equal(draw(), draw())
+
+
+def _tables_drawn_together(tf, backend=None, runs=2):
+    """Several seeded truncated normals of two dtypes in every run (the initializer of
+    many embedding tables), one of them empty and one of one element."""
+    with tf.Graph().as_default():
+        tf.set_random_seed(5)
+        fetches = [
+            tf.truncated_normal([1000, 16], stddev=0.25),
+            tf.truncated_normal([3, 7], seed=9),
+            tf.truncated_normal([0, 4]),
+            tf.truncated_normal([1]),
+            tf.truncated_normal([17], dtype=tf.float64),
+            tf.truncated_normal([2, 5], dtype=tf.float64, seed=4),
+            tf.truncated_normal([6], dtype=tf.float16),
+        ]
+        kwargs = {"backend": backend} if backend else {}
+        with tf.Session(**kwargs) as sess:
+            return [sess.run(fetches) for _ in range(runs)]
+
+
+def test_truncated_normals_drawn_together_match_tf(monkeypatch):
+    from lowering import philox
+
+    batches = []
+    draw_together = philox.truncated_normals
+
+    def recording(streams, dtype):
+        batches.append((len(streams), np.dtype(dtype)))
+        return draw_together(streams, dtype)
+
+    monkeypatch.setattr(philox, "truncated_normals", recording)
+    theirs = _tables_drawn_together(tf1())
+    for backend in BACKENDS:
+        for step, (ours, want) in enumerate(zip(_tables_drawn_together(tfcompat, backend), theirs)):
+            _assert_equal(ours, want, f"[{backend}] run {step}")
+    # The XLA step drew the four float32 tables in one loop, and the two float64 ones in
+    # another (a lone float16 op draws alone); the step compiled once for both runs.
+    assert (4, np.dtype(np.float32)) in batches
+    assert (2, np.dtype(np.float64)) in batches
