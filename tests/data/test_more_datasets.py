@@ -775,3 +775,30 @@ def test_dataset_functions_mixing_outer_tensors_first_match_tf():
         ]
 
     assert_parity(program)
+
+
+def test_element_specs_are_the_public_spec_classes():
+    def specs(tf):
+        with tf.Graph().as_default():
+            dataset = tf.data.Dataset.from_tensor_slices(
+                {"x": np.zeros((3, 2), np.float32), "n": np.arange(3)}
+            ).batch(2)
+            sparse = tf.data.Dataset.from_tensors(tf.SparseTensor([[0, 1]], [1.5], [2, 3]))
+            iterator = tf.data.make_initializable_iterator(dataset)
+            optional = tf.data.experimental.get_next_as_optional(iterator)
+            return [
+                dataset.element_spec
+                == {
+                    "x": tf.TensorSpec([None, 2], tf.float32),
+                    "n": tf.TensorSpec([None], tf.int64),
+                },
+                type(dataset.element_spec["x"]) is tf.TensorSpec,
+                sparse.element_spec == tf.SparseTensorSpec([2, 3], tf.float32),
+                type(sparse.element_spec) is tf.SparseTensorSpec,
+                repr(iterator.element_spec),
+                optional.element_spec == iterator.element_spec,
+            ]
+
+    ours = specs(tfcompat)
+    assert ours == specs(tf1())
+    assert ours[:4] == [True] * 4

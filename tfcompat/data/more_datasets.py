@@ -533,11 +533,6 @@ def _cardinality(self):
     return extras.cardinality(self)
 
 
-def _element_spec(self):
-    """The nest of component specs of one element."""
-    return self._structure
-
-
 Dataset.shard = _shard
 Dataset.unique = _unique
 Dataset.window = _window
@@ -547,7 +542,6 @@ Dataset.take_while = _take_while
 Dataset.ignore_errors = _ignore_errors
 Dataset.get_single_element = _get_single_element
 Dataset.cardinality = _cardinality
-Dataset.element_spec = property(_element_spec)
 Dataset.from_sparse_tensor_slices = staticmethod(_from_sparse_tensor_slices)
 Dataset.counter = staticmethod(_counter)
 Dataset.random = staticmethod(_random)
@@ -929,7 +923,8 @@ class Optional:
 
     @property
     def element_spec(self):
-        return self._element_spec
+        """The nest of ``tf.TensorSpec`` / ``tf.SparseTensorSpec`` of the value."""
+        return structure_lib.public_spec(self._element_spec)
 
 
 @tf_export("data.experimental.get_next_as_optional")

@@ -95,9 +95,30 @@ class DatasetSpec:
         return tensor_shape.scalar()
 
 
+def public_spec(structure):
+    """The element structure as ``element_spec`` shows it: ``tf.TensorSpec`` /
+    ``tf.SparseTensorSpec`` leaves (equal to the specs a user builds), dataset leaves as
+    they are."""
+    from tfcompat.framework import type_spec
+
+    def public(leaf):
+        if isinstance(leaf, TensorSpec):
+            return type_spec.TensorSpec(leaf.shape, leaf.dtype)
+        if isinstance(leaf, SparseTensorSpec):
+            return type_spec.SparseTensorSpec(leaf.shape, leaf.dtype)
+        return leaf
+
+    return nest.map_structure(public, structure)
+
+
 class LegacyStructure:
-    """TF1's ``output_types`` / ``output_shapes`` / ``output_classes`` of an object whose
-    ``_structure`` is an element structure (datasets and iterators)."""
+    """TF1's ``output_types`` / ``output_shapes`` / ``output_classes`` (and ``element_spec``)
+    of an object whose ``_structure`` is an element structure (datasets and iterators)."""
+
+    @property
+    def element_spec(self):
+        """The nest of ``tf.TensorSpec`` / ``tf.SparseTensorSpec`` of one element."""
+        return public_spec(self._structure)
 
     @property
     def output_types(self):
