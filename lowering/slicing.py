@@ -1,4 +1,5 @@
-"""JAX lowerings of ``Slice``, ``StridedSlice`` and ``StridedSliceGrad``.
+"""JAX lowerings of ``Slice``, ``StridedSlice``, ``StridedSliceGrad`` and the sliced
+assignments (``StridedSliceAssign``, ``ResourceStridedSliceAssign``: ``var[...].assign``).
 
 Static indices give static slices. A run-time index is supported where the result's size
 does not depend on it: a shrunk dimension (``x[i]``) and ``Slice`` with a static ``size``;
@@ -21,6 +22,7 @@ from tfcompat.ops.slicing_ops import (
     apply_layout,
     layout_index,
     selected_shape,
+    slice_broadcast_message,
     strided_slice_layout,
 )
 
@@ -95,9 +97,36 @@ def _strided_slice(ctx, op, x, begin, end, strides):
 
 @lowering("StridedSliceGrad")
 def _strided_slice_grad(ctx, op, shape, begin, end, strides, dy):
-    """Scatters ``dy`` into zeros where the forward slice reads; a run-time shrink index
-    (``x[i]``) becomes a dynamic update along that dimension."""
+    """Scatters ``dy`` into zeros where the forward slice reads."""
     dims = static_ints(op, 0, shape)
+    return _write_slice(op, jnp.zeros(dims, dy.dtype), begin, end, strides, dy)
+
+
+@lowering("StridedSliceAssign")
+def _strided_slice_assign(ctx, op, ref, begin, end, strides, value):
+    ctx.write_var(ref, _assigned(op, ctx.read_var(ref, op), begin, end, strides, value))
+    return ref
+
+
+@lowering("ResourceStridedSliceAssign")
+def _resource_strided_slice_assign(ctx, op, ref, begin, end, strides, value):
+    from lowering.resource_variables import lookup_resource
+
+    base = lookup_resource(ctx, ref, op)
+    ctx.write_var(ref, _assigned(op, base, begin, end, strides, value))
+
+
+def _assigned(op, base, begin, end, strides, value):
+    """``base`` with ``value``, broadcast to the slice's shape, written into the slice."""
+    base = jnp.asarray(base)
+    return _write_slice(op, base, begin, end, strides, jnp.asarray(value, base.dtype), True)
+
+
+def _write_slice(op, base, begin, end, strides, value, broadcast=False):
+    """``base`` with ``value`` written where ``base[begin:end:strides]`` reads (``value``
+    has the slice's shape, or broadcasts to it with ``broadcast``). A run-time shrink index
+    (``x[i]``) becomes a dynamic update along that dimension (XLA clamps it into range)."""
+    dims = list(jnp.shape(base))
     layout = strided_slice_layout(
         dims,
         _known_entries(op, 1, begin),
@@ -105,29 +134,42 @@ def _strided_slice_grad(ctx, op, shape, begin, end, strides, dy):
         static_ints(op, 3, strides),
         *(op.attrs[m] for m in _MASKS),
     )
+    if broadcast:
+        value = _broadcast_to_slice(op, value, layout.final_shape)
     dynamic = [k for k, d in enumerate(layout.dense) if d.begin is None]
     for k in dynamic:
         layout.dense[k].begin, layout.dense[k].shrink, layout.dense[k].size = 0, False, 1
     if any(d.size is None for d in layout.dense):
         raise errors.InvalidArgumentError(
-            None, op, f"StridedSliceGrad node '{op.name}': slice extents depend on run-time values"
+            None, op, f"{op.type} node '{op.name}': slice extents depend on run-time values"
         )
-    update = jnp.reshape(dy, selected_shape(layout))
+    update = jnp.reshape(value, selected_shape(layout))
     if dynamic:
-        # The dynamic dims are taken whole, and dy written at the run-time index in them.
+        # The dynamic dims are taken whole, and the value written at the run-time index in
+        # them.
         spec_index = _dense_to_spec_index(op, len(dims))
-        whole = list(update.shape)
-        starts = [0] * len(whole)
+        starts = [0] * update.ndim
         for k in dynamic:
             position = sum(1 for j in range(k) if not layout.dense[j].shrink)
-            whole[position] = dims[k]
             i = begin[spec_index[k]]
             starts[position] = jnp.where(i < 0, i + dims[k], i)
             layout.dense[k].size = dims[k]
         # One index dtype for all starts (XLA requires it; the static zeros are Python ints).
         starts = [jnp.asarray(start).astype(jnp.int32) for start in starts]
-        update = lax.dynamic_update_slice(jnp.zeros(whole, dy.dtype), update, starts)
-    return jnp.zeros(dims, dy.dtype).at[layout_index(layout)].set(update)
+        index = layout_index(layout)
+        update = lax.dynamic_update_slice(base[index], update, starts)
+        return base.at[index].set(update)
+    return base.at[layout_index(layout)].set(update)
+
+
+def _broadcast_to_slice(op, value, final_shape):
+    """``value`` broadcast to the slice's shape; TF's InvalidArgumentError if it cannot."""
+    try:
+        return jnp.broadcast_to(value, tuple(final_shape))
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            None, op, slice_broadcast_message(jnp.shape(value), final_shape, op.name)
+        ) from None
 
 
 def _dense_to_spec_index(op, rank):

@@ -189,6 +189,16 @@ class BaseResourceVariable(Variable):
         )
         return self._lazy_read(op) if read_value else op
 
+    def _strided_slice_assign(self, begin, end, strides, value, name, **masks):
+        from tfcompat.ops import slicing_ops
+
+        value = convert_to_tensor(value, dtype=self._dtype)
+        return self._lazy_read(
+            slicing_ops.strided_slice_assign(
+                self._handle, begin, end, strides, value, name=name, **masks
+            )
+        )
+
     def _scatter(self, kind, sparse_delta, name):
         if not isinstance(sparse_delta, IndexedSlices):
             raise TypeError(f"sparse_delta is not IndexedSlices: {sparse_delta}")
@@ -445,6 +455,7 @@ for _method in (
     "assign",
     "assign_add",
     "assign_sub",
+    "_strided_slice_assign",
     *(f"scatter_{k}" for k in ("add", "sub", "mul", "div", "min", "max", "update")),
 ):
     setattr(_UnreadVariable, _method, _with_parent_dependency(_method))

@@ -265,6 +265,20 @@ class Variable:
         result = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
         return result if read_value else result.op
 
+    def __getitem__(self, slice_spec):
+        """``var[...]``: a slice of the variable's value, whose ``assign(value)`` writes
+        into that slice of the variable (TF's ``_SliceHelperVar``)."""
+        from tfcompat.ops import slicing_ops
+
+        return slicing_ops._slice_helper(self.value(), slice_spec, var=self)
+
+    def _strided_slice_assign(self, begin, end, strides, value, name, **masks):
+        from tfcompat.ops import slicing_ops
+
+        return slicing_ops.strided_slice_assign(
+            self._ref(), begin, end, strides, value, name=name, **masks
+        )
+
     def scatter_update(self, sparse_delta, use_locking=False, name=None):
         return state_ops.scatter_update(
             self._variable, sparse_delta.indices, sparse_delta.values, use_locking, name
@@ -341,7 +355,6 @@ def _install_variable_operators():
         "__xor__",
         "__rxor__",
         "__invert__",
-        "__getitem__",
         "__div__",
         "__rdiv__",
     ]

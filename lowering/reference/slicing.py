@@ -1,4 +1,5 @@
-"""Numpy reference kernels of ``Slice``, ``StridedSlice`` and ``StridedSliceGrad``.
+"""Numpy reference kernels of ``Slice``, ``StridedSlice``, ``StridedSliceGrad`` and the sliced
+assignments (``StridedSliceAssign``, ``ResourceStridedSliceAssign``).
 
 Host segments run these on small shape vectors every step; the index each op selects is
 derived once per op from its Const begin/end/strides (``const_inputs.derived``).
@@ -16,6 +17,7 @@ from tfcompat.ops.slicing_ops import (
     apply_layout,
     layout_index,
     selected_shape,
+    slice_broadcast_message,
     strided_slice_layout,
 )
 
@@ -82,3 +84,31 @@ def _strided_slice_grad(ctx, op, shape, begin, end, strides, dy):
     out = np.zeros(dims, dtype=np.asarray(dy).dtype)
     out[index] = np.asarray(dy).reshape(selected_shape(layout))
     return out
+
+
+def _assigned(op, base, begin, end, strides, value):
+    base = np.array(base)  # a copy: the variable's old buffer may still be read
+    layout, index, final_shape = _strided_layout(op, base.shape, begin, end, strides)
+    value = np.asarray(value, base.dtype)
+    try:
+        value = np.broadcast_to(value, final_shape)
+    except ValueError:
+        raise errors.InvalidArgumentError(
+            None, op, slice_broadcast_message(value.shape, final_shape, op.name)
+        ) from None
+    base[index] = value.reshape(selected_shape(layout))
+    return base
+
+
+@reference("StridedSliceAssign")
+def _strided_slice_assign(ctx, op, ref, begin, end, strides, value):
+    ctx.write_var(ref, _assigned(op, ctx.read_var(ref, op), begin, end, strides, value))
+    return ref
+
+
+@reference("ResourceStridedSliceAssign")
+def _resource_strided_slice_assign(ctx, op, ref, begin, end, strides, value):
+    from lowering.resource_variables import lookup_resource
+
+    base = lookup_resource(ctx, ref, op)
+    ctx.write_var(ref, _assigned(op, base, begin, end, strides, value))

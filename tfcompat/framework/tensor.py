@@ -42,6 +42,7 @@ class Tensor:
         "_shape",
         "_consumers",
         "_is_zeros_tensor",
+        "_sliced_assign",
         "__weakref__",
     )
 
@@ -56,6 +57,18 @@ class Tensor:
         self._consumers = []
 
     # -- identity -------------------------------------------------------------------------
+    @property
+    def assign(self):
+        """On a slice of a variable (``var[1:, :2]``): ``assign(value, name=None)`` writes
+        ``value`` (broadcast to the slice) into that part of the variable, as TF attaches
+        it to the slice. Other tensors have no ``assign``."""
+        try:
+            return self._sliced_assign
+        except AttributeError:
+            raise AttributeError(
+                f"'{type(self).__name__}' object has no attribute 'assign'"
+            ) from None
+
     @property
     def op(self):
         return self._op

@@ -328,22 +328,76 @@ def strided_slice(
     var=None,
     name=None,
 ):
-    """``input_[begin:end:strides]`` per dimension, with TF's masks (``StridedSlice``)."""
+    """``input_[begin:end:strides]`` per dimension, with TF's masks (``StridedSlice``).
+
+    With ``var`` (the variable ``input_`` reads) the result has ``assign(value, name=None)``,
+    which writes into that slice of the variable (``StridedSliceAssign``, or
+    ``ResourceStridedSliceAssign`` for a resource variable), named ``<slice name>_assign``.
+    """
     if strides is None:
         strides = array_ops.ones_like(begin)
-    return apply_op(
-        "StridedSlice",
-        name=name,
-        input=input_,
-        begin=begin,
-        end=end,
-        strides=strides,
+    masks = dict(
         begin_mask=begin_mask,
         end_mask=end_mask,
         ellipsis_mask=ellipsis_mask,
         new_axis_mask=new_axis_mask,
         shrink_axis_mask=shrink_axis_mask,
+    )
+    result = apply_op(
+        "StridedSlice", name=name, input=input_, begin=begin, end=end, strides=strides, **masks
     ).outputs[0]
+    if var is not None:
+        parent_name = name
+
+        def assign(val, name=None):
+            if name is None:
+                name = parent_name + "_assign"
+            return var._strided_slice_assign(begin, end, strides, val, name, **masks)
+
+        result._sliced_assign = assign
+    return result
+
+
+def slice_broadcast_message(value_shape, final_shape, node):
+    """TF's message for a sliced assignment whose value does not broadcast to the slice."""
+    shapes = [",".join(str(d) for d in shape) for shape in (value_shape, final_shape)]
+    return (
+        f"Cannot broadcast input shape [{shapes[0]}] into final shape [{shapes[1]}]"
+        f"\n\t [[{{{{node {node}}}}}]]"
+    )
+
+
+def _strided_slice_assign_shape(op):
+    if op.outputs:
+        return [op.inputs[0].shape]
+    return []
+
+
+_SLICE_ASSIGN_ATTRS = ["T: type", "Index: {int32, int64}"] + [f"{m}: int = 0" for m in _MASKS]
+register_op(
+    "StridedSliceAssign",
+    inputs=["ref: Ref(T)", "begin: Index", "end: Index", "strides: Index", "value: T"],
+    outputs=["output_ref: Ref(T)"],
+    attrs=_SLICE_ASSIGN_ATTRS,
+    shape_fn=_strided_slice_assign_shape,
+)
+register_op(
+    "ResourceStridedSliceAssign",
+    inputs=["ref: resource", "begin: Index", "end: Index", "strides: Index", "value: T"],
+    attrs=_SLICE_ASSIGN_ATTRS,
+    shape_fn=_strided_slice_assign_shape,
+    is_stateful=True,
+)
+
+
+def strided_slice_assign(ref, begin, end, strides, value, name=None, **masks):
+    """Writes ``value`` (broadcast to the slice's shape) into ``ref[begin:end:strides]``;
+    returns the ref (TF's ``gen_array_ops.strided_slice_assign``)."""
+    op_type = "ResourceStridedSliceAssign" if ref.dtype == dtypes.resource else "StridedSliceAssign"
+    op = apply_op(
+        op_type, name=name, ref=ref, begin=begin, end=end, strides=strides, value=value, **masks
+    )
+    return op.outputs[0] if op.outputs else op
 
 
 def _strided_slice_grad_shape(op):
