@@ -30,6 +30,11 @@ executable; a new size costs a discarded run and a compilation (the jit is renew
 alternating between runs recompile each time). A ``Size`` whose value changes while one step
 runs (``ta.size()`` inside the loop that writes the array) stays a run-time value: a write
 at ``ta.size()`` works, a ``stack()`` there raises StaticValueRequired (Unimplemented).
+``concat()`` of a dynamic array takes its size the same way.
+
+``split(value, lengths)`` needs its lengths at compile time and all equal (one buffer of equal
+elements): TF itself refuses different lengths unless ``infer_shape=False``; here those are
+Unimplemented. ``concat()``'s lengths output is static, so its gradient's split compiles.
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from jax import lax
 
 from lowering import control_flow, regions
 from lowering.registry import lowering
-from lowering.static import static_int
+from lowering.static import static_int, static_value
 from tfcompat.framework import errors
 
 KIND = "tensor_array"
@@ -59,6 +64,7 @@ class ArrayHandle:
     aggregate: bool  # gradient arrays sum their writes
     dynamic: bool = False  # size known at run time only (a dynamic array or its gradient)
     grows: bool = False  # writes past the end grow the array (dynamic_size=True)
+    identical: bool = False  # elements must share one shape (``infer_shape=True``)
 
     @property
     def size_key(self):
@@ -84,6 +90,7 @@ def create_handle(op, size):
         False,
         dynamic,
         dynamic,
+        bool(op.attrs["identical_element_shapes"]),
     )
 
 
@@ -113,6 +120,73 @@ def element_shape_for(op, handle, value_shape=None):
         f"{op.type} {op.name}: TensorArray {handle.key[1]} was never written and its element "
         "shape is not fully known",
     )
+
+
+def _shape_text(shape):
+    return "[" + ",".join(str(int(d)) for d in shape) + "]"
+
+
+def check_split(op, handle, value_shape, lengths, array_size):
+    """TF's checks of ``TensorArraySplitV3`` (``lengths``: the static lengths; a dynamic
+    array's ``array_size`` may be None when only known at run time). Returns the number of
+    elements and their common length: an array is one buffer of equal elements, so
+    elements of different lengths are refused (Unimplemented)."""
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1:
+        shape = _shape_text(lengths.shape)
+        raise errors.InvalidArgumentError(
+            None, op, f"Expected lengths to be a vector, received shape: {shape}"
+        )
+    if len(value_shape) == 0:
+        raise errors.InvalidArgumentError(
+            None, op, "Expected value to be at least a vector, but received shape: []"
+        )
+    total, count = int(lengths.sum()), len(lengths)
+    if total != value_shape[0]:
+        raise errors.InvalidArgumentError(
+            None,
+            op,
+            "Expected sum of lengths to be equal to values.shape[0], but sum of lengths is "
+            f"{total} and value's shape is: {_shape_text(value_shape)}",
+        )
+    if array_size is not None:
+        size = max(array_size, count) if handle.grows else array_size
+        if size != count:
+            raise errors.InvalidArgumentError(None, op, split_size_message(size, count))
+    if count and lengths.min() != lengths.max():
+        if handle.identical:  # TF's error: the elements' shapes must agree
+            index = int(np.argmax(lengths != lengths[0]))
+            shapes = [_shape_text((int(n),) + tuple(value_shape[1:])) for n in lengths]
+            raise errors.InvalidArgumentError(
+                None,
+                op,
+                f"TensorArray {handle.key[1]}: Could not write to TensorArray index {index} "
+                f"because the value shape is {shapes[index]} which is incompatible with the "
+                f"TensorArray's inferred element shape: {shapes[0]} (consider setting "
+                "infer_shape=False).",
+            )
+        raise errors.UnimplementedError(
+            None,
+            op,
+            f"{op.type} {op.name}: TensorArray {handle.key[1]} split into elements of "
+            f"different lengths {lengths.tolist()}: an array here is one buffer of "
+            "elements of one shape",
+        )
+    return count, int(lengths[0]) if count else 0
+
+
+def split_size_message(size, count):
+    return (
+        f"TensorArray's size is not equal to the size of lengths ({size} vs. {count}), and "
+        "the TensorArray is not marked as dynamically resizeable"
+    )
+
+
+def check_concat(op, element_shape):
+    if len(element_shape) == 0:
+        raise errors.InvalidArgumentError(
+            None, op, "Concat saw a scalar shape at index 0 but requires at least vectors."
+        )
 
 
 def _capacity(ctx, handle):
@@ -155,6 +229,11 @@ def _grow(ctx, handle, end):
 
 
 _FLOW = np.float32(0.0)
+
+
+def static_ints_array(op, index, value):
+    """An integer input known at compile time, as a numpy array of its shape."""
+    return np.asarray(static_value(op, index, value)).astype(np.int64)
 
 
 @lowering("TensorArrayV3")
@@ -241,6 +320,48 @@ def _scatter(ctx, op, handle, indices, value, flow_in):
 @lowering("TensorArrayGatherV3")
 def _gather(ctx, op, handle, indices, flow_in):
     return jnp.take(_buffer(ctx, op, handle), jnp.asarray(indices), axis=0)
+
+
+@lowering("TensorArraySplitV3")
+def _split(ctx, op, handle, value, lengths, flow_in):
+    """Element ``i`` is the next ``lengths[i]`` rows of ``value`` (static lengths)."""
+    value = jnp.asarray(value, handle.dtype)
+    lengths = static_ints_array(op, 2, lengths)
+    static_size = None if handle.dynamic else handle.size
+    count, length = check_split(op, handle, value.shape, lengths, static_size)
+    if handle.dynamic:  # a growing array may be shorter than ``count``, never longer
+        size = _run_size(ctx, handle)
+        control_flow.kernel_check(
+            ctx, op, size > count, [size], lambda n: split_size_message(int(n), count)
+        )
+    elements = value.reshape((count, length) + value.shape[1:])
+    buffer = _buffer(ctx, op, handle, elements.shape[1:])
+    slots = buffer.at[jnp.arange(count)]
+    _store(ctx, handle, slots.add(elements) if handle.aggregate else slots.set(elements))
+    _grow(ctx, handle, count)
+    return flow_in
+
+
+@lowering("TensorArrayConcatV3")
+def _concat(ctx, op, handle, flow_in):
+    """The elements joined along their first dimension, and their lengths. A dynamic
+    array's size is a compile-time value, as for ``TensorArraySizeV3``."""
+    buffer = _buffer(ctx, op, handle)
+    check_concat(op, buffer.shape[1:])
+    size = handle.size
+    if handle.dynamic:
+        size = regions.array_size_guess(ctx, op, handle.size)
+        if size is None:
+            raise errors.UnimplementedError(
+                None,
+                op,
+                f"{op.type} {op.name}: the size of TensorArray {handle.key[1]} changes while "
+                "the step runs, so its concatenation has no static shape",
+            )
+        regions.record_array_size(ctx, op, _run_size(ctx, handle))
+    length = buffer.shape[1]
+    value = buffer[:size].reshape((size * length,) + buffer.shape[2:])
+    return value, np.full((size,), length, np.int64)  # static: a split may take them
 
 
 @lowering("TensorArraySizeV3")

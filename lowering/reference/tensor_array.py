@@ -13,7 +13,13 @@ import numpy as np
 
 from lowering import regions
 from lowering.registry import reference
-from lowering.tensor_array import create_handle, element_shape_for, grad_handle
+from lowering.tensor_array import (
+    check_concat,
+    check_split,
+    create_handle,
+    element_shape_for,
+    grad_handle,
+)
 from tfcompat.framework import errors
 
 
@@ -135,6 +141,24 @@ def _scatter(ctx, op, handle, indices, value, flow_in):
 def _gather(ctx, op, handle, indices, flow_in):
     indices = _check_index(op, handle, indices, _size(ctx, handle))
     return _buffer(ctx, op, handle)[indices]
+
+
+@reference("TensorArraySplitV3")
+def _split(ctx, op, handle, value, lengths, flow_in):
+    value = np.asarray(value, handle.dtype)
+    count, length = check_split(op, handle, value.shape, np.asarray(lengths), _size(ctx, handle))
+    elements = value.reshape((count, length) + value.shape[1:])
+    _write_elements(ctx, op, handle, np.arange(count), elements, elements.shape[1:])
+    return flow_in
+
+
+@reference("TensorArrayConcatV3")
+def _concat(ctx, op, handle, flow_in):
+    buffer = _buffer(ctx, op, handle)
+    check_concat(op, buffer.shape[1:])
+    size, length = _size(ctx, handle), buffer.shape[1]
+    value = buffer[:size].reshape((size * length,) + buffer.shape[2:])
+    return value, np.full(size, length, np.int64)
 
 
 @reference("TensorArraySizeV3")

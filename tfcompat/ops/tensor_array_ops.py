@@ -34,6 +34,15 @@ def _gather_shape(op):
     return [tensor_shape.TensorShape([None]).concatenate(op.attrs["element_shape"])]
 
 
+def _concat_shape(op):
+    """``[?] + element_shape_except0`` (unknown rank when that is unknown), and ``[?]``."""
+    rest = op.attrs["element_shape_except0"]
+    value = tensor_shape.unknown_shape()
+    if rest.rank is not None:
+        value = tensor_shape.TensorShape([None]).concatenate(rest)
+    return [value, tensor_shape.TensorShape([None])]
+
+
 register_op(
     "TensorArrayV3",
     inputs=["size: int32"],
@@ -93,6 +102,22 @@ register_op(
     "TensorArraySizeV3",
     inputs=["handle: resource", "flow_in: float"],
     outputs=["size: int32"],
+    shape_fn=lambda op: [_SCALAR],
+    is_stateful=True,
+)
+register_op(
+    "TensorArrayConcatV3",
+    inputs=["handle: resource", "flow_in: float"],
+    outputs=["value: dtype", "lengths: int64"],
+    attrs=["dtype: type", "element_shape_except0: shape = { unknown_rank: true }"],
+    shape_fn=_concat_shape,
+    is_stateful=True,
+)
+register_op(
+    "TensorArraySplitV3",
+    inputs=["handle: resource", "value: T", "lengths: int64", "flow_in: float"],
+    outputs=["flow_out: float"],
+    attrs=["T: type"],
     shape_fn=lambda op: [_SCALAR],
     is_stateful=True,
 )
@@ -330,6 +355,49 @@ class TensorArray:
                 ).outputs[0]
             return self._with_flow(flow_out)
 
+    def concat(self, name=None):
+        """All elements concatenated along their first dimension (elements of rank >= 1)."""
+        value = apply_op(
+            "TensorArrayConcatV3",
+            handle=self._handle,
+            flow_in=self._flow,
+            dtype=self._dtype,
+            element_shape_except0=self.element_shape[1:],
+            name=name,
+        ).outputs[0]
+        if self.element_shape:
+            dim0 = None
+            if self._infer_shape:
+                size = constant_value_lib.constant_value(self.size())
+                if size is not None and self.element_shape[0] is not None:
+                    dim0 = int(size) * self.element_shape[0]
+            value.set_shape([dim0] + self.element_shape.dims[1:])
+        return value
+
+    def split(self, value, lengths, name=None):
+        """A new array whose element ``i`` is the next ``lengths[i]`` rows of ``value``."""
+        from tfcompat.ops import math_ops
+
+        with scopes.name_scope(name, "TensorArraySplit", [self._handle, value, lengths]):
+            value = convert_to_tensor(value, dtype=self._dtype, name="value")
+            with self._maybe_colocate_with(value):
+                lengths_64 = math_ops.cast(lengths, dtypes.int64)
+                known = constant_value_lib.constant_value(lengths_64)
+                if value.shape.dims is not None and known is not None:
+                    if known.shape and known.max() == known.min():
+                        self._check_element_shape(
+                            tensor_shape.TensorShape([int(known[0])]).concatenate(value.shape[1:])
+                        )
+                flow_out = apply_op(
+                    "TensorArraySplitV3",
+                    handle=self._handle,
+                    value=value,
+                    lengths=lengths_64,
+                    flow_in=self._flow,
+                    name=name,
+                ).outputs[0]
+            return self._with_flow(flow_out)
+
     def size(self, name=None):
         """The number of elements (the constructor's ``size`` when the array is static)."""
         if not self._dynamic_size and self._size is not None:
@@ -453,6 +521,21 @@ def _scatter_grad(op, flow):
     flow = _write_barrier(op, flow)
     g = _grad_array(op, op.attrs["T"], flow, source)
     return [None, None, g.gather(op.inputs[1]), flow]
+
+
+@RegisterGradient("TensorArrayConcatV3")
+def _concat_grad(op, grad, unused_lengths_grad):
+    flow = op.inputs[1]
+    g = _grad_array(op, op.attrs["dtype"], flow, grad_source(grad))
+    return [None, g.split(grad, lengths=op.outputs[1]).flow]
+
+
+@RegisterGradient("TensorArraySplitV3")
+def _split_grad(op, flow):
+    source = grad_source(flow)
+    flow = _write_barrier(op, flow)
+    g = _grad_array(op, op.attrs["T"], flow, source)
+    return [None, g.concat(), None, flow]
 
 
 def build_ta_with_new_flow(old_ta, flow):
