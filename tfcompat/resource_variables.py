@@ -295,8 +295,9 @@ class ResourceVariable(BaseResourceVariable):
                 # On the handle's device, as TF places it (colocation reset, device kept).
                 with graph.colocate_with(None, ignore_existing=True):
                     with graph.device(self._handle.device):
+                        guarded = variables.guard_uninitialized_dependencies(scope, initial)
                         self._initializer_op = gen.assign_variable_op(
-                            self._handle, initial, name=assign_scope
+                            self._handle, guarded, name=assign_scope
                         )
             with graph.name_scope("Read"):
                 with graph.device(self._handle.device):

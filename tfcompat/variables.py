@@ -94,10 +94,11 @@ class Variable:
             )
             if init_from_fn:
                 class_scope.__exit__(None, None, None)
+            guarded = guard_uninitialized_dependencies(scope, self._initial_value)
             with graph.colocate_with(self._variable.op):
                 self._initializer_op = state_ops.assign(
                     self._variable,
-                    self._initial_value,
+                    guarded,
                     validate_shape=validate_shape,
                     name="Assign",
                 ).op
@@ -369,6 +370,97 @@ def _install_variable_operators():
 _install_variable_operators()
 RefVariable = Variable
 VariableV1 = Variable
+
+
+# ---------------------------------------------------------------------------------------------
+# Initial values that read other variables (TF's _try_guard_against_uninitialized_dependencies)
+# ---------------------------------------------------------------------------------------------
+# TF's stops, and (tfcompat only) a v1 cond's Merge: TF copies the ops behind it too, such as
+# the cond ``initialized_value()`` builds, whose copied Switch then sits outside any cond
+# context the lowering recovers; the copies compute the same values as the originals.
+_UNINITIALIZED_GUARD_STOPS = (
+    "IsVariableInitialized",
+    "VarIsInitializedOp",
+    "ReadVariableOp",
+    "If",
+    "Merge",
+    "RefMerge",
+)
+
+
+def guard_uninitialized_dependencies(name, initial_value):
+    """``initial_value`` with every (ref) variable it reads replaced by that variable's
+    ``initialized_value()``, so that the new variable's initializer runs before, or
+    without, theirs: ``tf.Variable(v * 3).initializer`` alone reads ``v``'s initial value.
+    As TF: the ops on the way are copied as ``<op>_<variable scope>``; graphs with a cycle
+    (a while loop), and variables in neither the global nor the local collection, are
+    left alone. Unlike TF, the walk stops at a ``tf.cond``'s output (see the stops above),
+    so an initial value made with ``initialized_value()`` keeps its graph."""
+    if not isinstance(initial_value, Tensor):
+        raise TypeError(f"initial_value needs to be a Tensor: {initial_value}")
+    if _has_cycle(initial_value.op):
+        return initial_value
+    return _guarded_tensor(name, initial_value, {})
+
+
+def _has_cycle(start):
+    """Whether the ops ``start`` depends on (data and control inputs) hold a cycle."""
+    started, finished = set(), set()
+    stack = [(start, False)]
+    while stack:
+        op, leaving = stack.pop()
+        if leaving:
+            started.discard(op.name)
+            finished.add(op.name)
+            continue
+        if op.name in finished:
+            continue
+        if op.name in started:
+            return True
+        started.add(op.name)
+        stack.append((op, True))
+        for dep in [t.op for t in op.inputs] + list(op.control_inputs):
+            if dep.name in started:
+                return True
+            if dep.name not in finished:
+                stack.append((dep, False))
+    return False
+
+
+def _guarded_tensor(name, tensor, cache):
+    op = cache.get(tensor.op.name)
+    if op is None:
+        op = cache[tensor.op.name] = _guarded_op(name, tensor.op, cache)
+    return op.outputs[tensor.value_index]
+
+
+def _guarded_op(name, op, cache):
+    from tfcompat.framework.op_helper import create_op_from_node
+
+    if op.type in _UNINITIALIZED_GUARD_STOPS:
+        return op
+    if op.type in ("Variable", "VariableV2", "VarHandleOp"):
+        value = _initialized_value_of(op)
+        return op if value is None else value.op
+    inputs = [_guarded_tensor(name, t, cache) for t in op.inputs]
+    if all(new is old for new, old in zip(inputs, op.inputs)):
+        return op
+    new_name = (op.name + "_" + name).replace(":", "_").rstrip("/")
+    op_type = "Switch" if op.type == "RefSwitch" else op.type
+    return create_op_from_node(op.graph, new_name, op_type, inputs, dict(op.attrs))
+
+
+def _initialized_value_of(variable_op):
+    """The ``initialized_value()`` of the collected variable ``variable_op`` makes, or None."""
+    names = (variable_op.name, variable_op.name + ":0")
+    for key in (GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VARIABLES):
+        for var in variable_op.graph.get_collection(key):
+            if var.name in names:
+                try:
+                    return var.initialized_value()
+                except (AttributeError, NotImplementedError):  # resource variables have none
+                    return None
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
