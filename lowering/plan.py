@@ -332,6 +332,7 @@ def _build_plan(fetches, targets, feeds, random_op_types, move_to_host) -> Plan:
         if op.type not in VARIABLE_OP_TYPES and (op not in replicas or op in kept)
     ]
     host_bound = values.host_bound(ordered) if move_to_host else set()
+    host_bound |= _host_arrays(ordered)
     level = _assign_segments(
         [op for op in ordered if op.type not in VARIABLE_OP_TYPES],
         feeds_set,
@@ -362,6 +363,30 @@ def _build_plan(fetches, targets, feeds, random_op_types, move_to_host) -> Plan:
     ]
     _wire(segments, fetches, feeds_set, random_op_types)
     return Plan(tuple(fetches), tuple(targets), tuple(feeds), segments, tuple(var_ops))
+
+
+def _host_arrays(ordered):
+    """The ops of every TensorArray a host op uses (``map_fn`` over strings writes its
+    int32 results from a host loop): an array's handle and contents belong to one
+    segment's run, so all the ops of such an array run on the host with it."""
+    consumers = {}
+    for op in ordered:
+        for t in op.inputs:
+            consumers.setdefault(t, []).append(op)
+    on_host = set()
+    for op in ordered:
+        if op.type != "TensorArrayV3":
+            continue
+        group, handles = {op}, [op.outputs[0]]
+        while handles:
+            for user in consumers.get(handles.pop(), ()):
+                if user not in group:
+                    group.add(user)
+                    if user.type == "TensorArrayGradV3":
+                        handles.append(user.outputs[0])
+        if any(is_host_op(member) for member in group):
+            on_host |= group
+    return on_host
 
 
 def _copies_needed(ops, replicas, feeds):

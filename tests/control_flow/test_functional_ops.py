@@ -88,3 +88,19 @@ def test_errors_as_tf():
             tfcompat.scan(3, tfcompat.constant([1.0]))
         with pytest.raises(ValueError, match="does not contain any Tensors"):
             tfcompat.map_fn(lambda v: v, [])
+
+
+def _over_strings(tf):
+    """Loops whose bodies run string ops on the host: every TensorArray they use runs
+    there with them, the int32 ones included (their handles never cross to the device)."""
+    words = tf.placeholder(tf.string, [None], name="words")
+    lengths = tf.map_fn(lambda s: tf.strings.length(s), words, dtype=tf.int32)
+    named = tf.map_fn(lambda n: tf.as_string(n * 2), lengths, dtype=tf.string)
+    total = tf.scan(lambda acc, s: acc + tf.strings.length(s), words, initializer=0)
+    scaled = tf.cast(lengths, tf.float32) * 1.5  # device work on the host loop's result
+    return [lengths, named, total, scaled], {words: np.array([b"a", b"bcd", b""], object)}
+
+
+@pytest.mark.parametrize("backend", ["xla", "reference"])
+def test_loops_over_strings_match_tf(backend):
+    assert_parity(_over_strings, backends=(backend,))
