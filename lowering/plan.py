@@ -332,7 +332,7 @@ def _build_plan(fetches, targets, feeds, random_op_types, move_to_host) -> Plan:
         if op.type not in VARIABLE_OP_TYPES and (op not in replicas or op in kept)
     ]
     host_bound = values.host_bound(ordered) if move_to_host else set()
-    host_bound |= _host_arrays(ordered)
+    host_bound |= _host_containers(ordered)
     level = _assign_segments(
         [op for op in ordered if op.type not in VARIABLE_OP_TYPES],
         feeds_set,
@@ -365,17 +365,18 @@ def _build_plan(fetches, targets, feeds, random_op_types, move_to_host) -> Plan:
     return Plan(tuple(fetches), tuple(targets), tuple(feeds), segments, tuple(var_ops))
 
 
-def _host_arrays(ordered):
-    """The ops of every TensorArray a host op uses (``map_fn`` over strings writes its
-    int32 results from a host loop): an array's handle and contents belong to one
-    segment's run, so all the ops of such an array run on the host with it."""
+def _host_containers(ordered):
+    """The ops of every TensorArray or stack a host op uses (``map_fn`` over strings writes
+    its int32 results from a host loop; a loop that changes shapes runs on the host and
+    pushes its gradient stacks there): a handle and what it holds belong to one segment's
+    run, so all the ops (or loops) using such a handle run on the host with it."""
     consumers = {}
     for op in ordered:
         for t in op.inputs:
             consumers.setdefault(t, []).append(op)
     on_host = set()
     for op in ordered:
-        if op.type != "TensorArrayV3":
+        if op.type not in ("TensorArrayV3", "StackV2"):
             continue
         group, handles = {op}, [op.outputs[0]]
         while handles:

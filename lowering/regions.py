@@ -124,9 +124,31 @@ def contract(ops, feeds=(), fetches=(), level=None):
         from lowering import plan as plan_lib
 
         host = any(plan_lib.is_host_op(op) for op in members)
+        if region.kind == "while" and _declares_changing_shapes(members):
+            host = True
         region_ops.append(RegionOp(region, members, inputs, outputs, controls, host))
     _ = feeds
     return rest + region_ops
+
+
+def _declares_changing_shapes(members) -> bool:
+    """Whether a while loop's ``shape_invariants`` relax a loop variable's entry shape
+    (``[None, 2]`` for a value entering as ``[2, 2]``): the user says its shape changes
+    between iterations, which XLA's ``while_loop`` cannot carry, so the loop runs on the
+    host (numpy kernels take any shape) instead of failing on the device."""
+    for op in members:
+        if op.type not in ("Merge", "RefMerge"):
+            continue
+        entry = next((t for t in op.inputs if t.op.type in ("Enter", "RefEnter")), None)
+        if entry is None:
+            continue
+        before, after = entry.op.inputs[0].shape, op.outputs[0].shape
+        if before.rank is not None and (
+            after.rank is None
+            or any(b is not None and a is None for b, a in zip(before.as_list(), after.as_list()))
+        ):
+            return True
+    return False
 
 
 def alias_map(ops) -> dict:

@@ -337,3 +337,24 @@ def test_while_predicate_computed_by_a_cond_matches_tf():
         return [i, v, tf.gradients(v, x)], {x: 7.0}
 
     assert_parity(program)
+
+
+def _growing_loop(tf):
+    """A loop whose ``shape_invariants`` let a value grow (``[None, 2]`` entering as
+    ``[2, 2]``): it runs on the host, gradient stacks included, with device work around."""
+    x = tf.placeholder(tf.float32, [2, 2], name="x")
+    scale = tf.placeholder(tf.float32, [], name="scale")
+    start = tf.matmul(x, x)  # device work before the loop
+    _, grown = tf.while_loop(
+        lambda i, m: i < 3,
+        lambda i, m: [i + 1, tf.concat([m, m * scale], 0)],
+        [tf.constant(0), start],
+        shape_invariants=[tf.TensorShape([]), tf.TensorShape([None, 2])],
+    )
+    loss = tf.reduce_sum(tf.tanh(grown))  # and after it
+    grads = tf.gradients(loss, [x, scale])
+    return [grown, loss, *grads], {x: np.array([[0.1, 0.2], [0.3, 0.4]], np.float32), scale: 0.5}
+
+
+def test_loop_declaring_changing_shapes_runs_like_tf():
+    assert_parity(_growing_loop, rtol=1e-5, atol=1e-6)
