@@ -111,15 +111,17 @@ def prune(fetches, targets, feeds):
     return needed
 
 
-def order(ops, feeds, alias=None):
+def order(ops, feeds, alias=None, loose=frozenset()):
     """Topological order, earliest-created first among ready ops; errors on cycles.
-    ``alias`` maps ops contracted into a control-flow region to their RegionOp."""
+    ``alias`` maps ops contracted into a control-flow region to their RegionOp; the control
+    inputs of ``loose`` ops are not followed (see ``_loop_ordering_edges``)."""
     alias = alias or {}
     deps = {}
     users = {op: [] for op in ops}
     for op in ops:
         preds = {alias.get(t.op, t.op) for t in op.inputs if t not in feeds}
-        preds.update(alias.get(c, c) for c in op.control_inputs)
+        if op not in loose:
+            preds.update(alias.get(c, c) for c in op.control_inputs)
         preds = {p for p in preds if p in users and p is not op}
         deps[op] = len(preds)
         for p in preds:
@@ -311,9 +313,20 @@ def build_plan(fetches, targets, feeds, random_op_types=frozenset(), move_to_hos
 def _build_plan(fetches, targets, feeds, random_op_types, move_to_host) -> Plan:
     feeds_set = set(feeds)
     # Control-flow regions (tf.cond / tf.while_loop) become one unit each: lowering/regions.
-    pruned = regions.contract(prune(fetches, targets, feeds_set), feeds_set, fetches)
+    needed = prune(fetches, targets, feeds_set)
+    pruned = regions.contract(needed, feeds_set, fetches)
     alias = regions.alias_map(pruned)
-    ordered = order(pruned, feeds_set, alias)
+    try:
+        ordered = order(pruned, feeds_set, alias)
+    except errors.InvalidArgumentError:
+        # Contracting a loop into one unit can close a cycle TF's executor does not have
+        # (see _loop_ordering_edges): retried without those ordering edges, else TF's error.
+        loose, strip = _loop_ordering_edges(needed)
+        if not loose and not strip:
+            raise
+        pruned = regions.contract(needed - strip, feeds_set, fetches)
+        alias = regions.alias_map(pruned)
+        ordered = order(pruned, feeds_set, alias, loose)
     _check_feeds_present(ordered, feeds_set)
     # Variable ops are handles without inputs and constants need none: each segment that
     # uses one runs its own copy (see _replicable), so neither refs nor constants cross a
@@ -363,6 +376,42 @@ def _build_plan(fetches, targets, feeds, random_op_types, move_to_host) -> Plan:
     ]
     _wire(segments, fetches, feeds_set, random_op_types)
     return Plan(tuple(fetches), tuple(targets), tuple(feeds), segments, tuple(var_ops))
+
+
+def _loop_ordering_edges(ops):
+    """Edges of a run's pruned ``ops`` that only order work inside a while loop after ops
+    that read the loop's own result: ``(constants whose control inputs to drop, ops to
+    leave out)``.
+
+    TF's gradient of a loop adds bookkeeping to the forward loop (its iteration counter
+    ``gradients/f_count``, stack pushes of forward values) while the user's
+    ``control_dependencies`` are open: ``minimize`` under
+    ``control_dependencies(UPDATE_OPS)`` makes that bookkeeping wait for the batch-norm
+    updates, which read the loop's output. The counter is a constant with those control
+    inputs; inside the loop TF turns them into ``Identity`` ops of an ``Enter`` of each
+    update, read only as control inputs of the pushes. TF's executor runs the loop's other
+    values first and the bookkeeping when the updates are done; a loop run as one unit
+    cannot wait for its own result, so the planner drops those edges (a constant has no
+    effect to order, and an Identity nothing reads has no effect)."""
+    loose, strip = set(), set()
+    for op in ops:
+        if op.type == "Const" and op.control_inputs:
+            users = op.outputs[0].consumers()
+            if users and all(u.type in ("Enter", "RefEnter") for u in users):
+                loose.add(op)
+        elif (
+            op.type == "Identity"
+            and op.inputs[0].op.type in ("Enter", "RefEnter")
+            and not op.outputs[0].consumers()
+            and op._control_outputs
+        ):
+            strip.add(op)
+    for op in ops:
+        if op.type in ("Enter", "RefEnter"):
+            users = [u for u in op.outputs[0].consumers() if u in ops]
+            if users and all(u in strip for u in users):
+                strip.add(op)
+    return loose, strip
 
 
 def _host_containers(ordered):

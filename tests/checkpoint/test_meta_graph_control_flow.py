@@ -220,3 +220,50 @@ def _parse_graph_def(serialized):
     from tfcompat.framework.proto import graph_pb2
 
     return graph_pb2.GraphDef.FromString(serialized)
+
+
+def _bn_rnn_training(tf, x, y):
+    """A TF1 sequence model as such code is written: dynamic_rnn, batch norm with a
+    training flag, Adam under ``control_dependencies(UPDATE_OPS)`` (TF then makes the
+    forward loop's gradient bookkeeping wait for the batch-norm updates)."""
+    tf.set_random_seed(1)
+    xs = tf.placeholder(tf.float32, [None, 5, 3], name="x")
+    ys = tf.placeholder(tf.float32, [None, 1], name="y")
+    training = tf.placeholder_with_default(False, [], name="training")
+    cell = tf.nn.rnn_cell.LSTMCell(4, initializer=tf.constant_initializer(0.1))
+    out, _ = tf.nn.dynamic_rnn(cell, xs, dtype=tf.float32)
+    h = tf.layers.batch_normalization(out[:, -1], training=training)
+    p = tf.layers.dense(h, 1, kernel_initializer=tf.constant_initializer(0.3), name="head")
+    loss = tf.losses.mean_squared_error(ys, p)
+    with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+        train = tf.train.AdamOptimizer(0.05).minimize(loss, name="train")
+    tf.add_to_collection("train", train)
+    tf.add_to_collection("loss", loss)
+    return {xs: x, ys: y, training: True}, loss, train
+
+
+@pytest.mark.parametrize("backend", ["xla", "reference"])
+def test_training_graph_with_batch_norm_and_rnn_imported_from_tf(tmp_path, backend):
+    """TF builds, initialises and checkpoints the model; tfcompat imports the MetaGraphDef,
+    restores and keeps training with TF's losses (the loop's bookkeeping edges that wait for
+    the updates would otherwise close a cycle through the loop run as one unit)."""
+    tf = tf1()
+    x = np.random.default_rng(3).normal(size=(8, 5, 3)).astype(np.float32)
+    y = np.random.default_rng(4).normal(size=(8, 1)).astype(np.float32)
+    path = str(tmp_path / "model")
+    with tf.Graph().as_default():
+        feed, loss, train = _bn_rnn_training(tf, x, y)
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            saver.save(sess, path)
+            theirs = [sess.run([loss, train], feed)[0] for _ in range(3)]
+    with tfcompat.Graph().as_default():
+        restorer = tfcompat.train.import_meta_graph(path + ".meta")
+        loss = tfcompat.get_collection("loss")[0]
+        train = tfcompat.get_collection("train")[0]
+        feed = {"x:0": x, "y:0": y, "training:0": True}
+        with tfcompat.Session(backend=backend) as sess:
+            restorer.restore(sess, path)
+            ours = [sess.run([loss, train], feed)[0] for _ in range(3)]
+    np.testing.assert_allclose(ours, theirs, rtol=2e-5)
