@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tfcompat
-from tests.oracle import assert_parity, assert_same_graph_def
+from tests.oracle import assert_parity, assert_same_graph_def, run, tf1
 
 RNG = np.random.default_rng(1)
 X = RNG.normal(size=(2, 3, 4)).astype(np.float32)
@@ -309,6 +309,30 @@ def test_norm(ord_, axis):
 
     assert_parity(program, rtol=1e-5, atol=1e-5)
     assert_same_graph_def(program)
+
+
+@pytest.mark.parametrize("backend", ["xla", "reference"])
+@pytest.mark.parametrize("axis", [(1, 2), (-1, 0), (0, 1)])
+def test_matrix_2_norm_values_and_gradients_match_tf(backend, axis):
+    """The largest singular value, through ``Svd``. TF computes the transposes'
+    permutations with ``map_fn`` loops, so its results have unknown static shapes; here
+    they are constants (XLA needs them) and the shapes are known: values and gradients
+    are compared."""
+    value = RNG.normal(size=(2, 3, 4)).astype(np.float32)
+
+    def program(tf):
+        x = tf.placeholder(tf.float32, [2, 3, 4])
+        kept = tf.norm(x, ord=2, axis=axis, keepdims=True)
+        dropped = tf.norm(x, ord=2, axis=list(axis))
+        grad = tf.gradients(tf.reduce_sum(dropped) + tf.reduce_sum(kept * 2.0), x)[0]
+        return [kept, dropped, grad], {x: value}
+
+    theirs = run(tf1(), program)
+    ours = run(tfcompat, program, backend=backend)
+    for a, b in zip(ours.values, theirs.values):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    reduced = {a % value.ndim for a in axis}
+    assert ours.shapes[0] == [1 if d in reduced else n for d, n in enumerate(value.shape)]
 
 
 def test_norm_errors():

@@ -8,6 +8,7 @@ by op type, so only those OpDefs have to be registered.
 
 from __future__ import annotations
 
+import builtins
 import collections
 import re
 import weakref
@@ -222,7 +223,7 @@ def _squeeze(x, axis):
 @tf_export("norm", "linalg.norm")
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):  # noqa: A002
     """Vector norms (``'euclidean'``, 1, 2, ``np.inf``, any p > 0) over ``axis`` or all
-    elements, and matrix norms (``'fro'``, 1, ``np.inf``) over a pair of axes."""
+    elements, and matrix norms (``'fro'``, 1, 2, ``np.inf``) over a pair of axes."""
     keepdims = bool(_deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims))
     is_matrix_norm = isinstance(axis, (tuple, list)) and len(axis) == 2
     if is_matrix_norm:
@@ -234,8 +235,6 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
         supported = ["euclidean", "fro", 1, 2, np.inf]
         if ord not in supported:
             raise ValueError(f"'ord' must be a supported matrix norm in {supported}, got {ord}")
-        if ord in (2, 2.0):
-            raise NotImplementedError("the matrix 2-norm (an SVD) is not supported")
     else:
         if not (isinstance(axis, int) or axis is None):
             raise ValueError(
@@ -248,7 +247,9 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
             axis = (axis,)
     with _scope(name, "norm", [tensor]):
         tensor = convert_to_tensor(tensor)
-        if ord in ["fro", "euclidean", 2, 2.0]:
+        if is_matrix_norm and ord in (2, 2.0):
+            result = _matrix_2_norm(tensor, axis)
+        elif ord in ["fro", "euclidean", 2, 2.0]:
             from tfcompat.ops import unary_math_ops
 
             squares = tensor * unary_math_ops.conj(tensor)  # no Conj op for real types
@@ -269,6 +270,26 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims
         if not keepdims:
             result = _squeeze(result, axis)
         return result
+
+
+def _matrix_2_norm(tensor, axis):
+    """The largest singular value over the two ``axis`` dimensions, kept as size-1 dims:
+    the matrix axes moved last, ``Svd`` without vectors, the maximum of their absolute
+    values, moved back (TF's ops). TF computes the two permutations in the graph with
+    ``map_fn`` loops even when the rank is known; here they are constants (the same values),
+    since XLA needs a transpose's permutation when it compiles."""
+    from tfcompat.ops import array_ops, unary_math_ops
+
+    rank = tensor.shape.rank
+    if rank is None:
+        raise NotImplementedError("the matrix 2-norm needs a tensor of known rank")
+    positive_axis = [a if a >= 0 else a + rank for a in axis]
+    perm_before = [a for a in builtins.range(rank) if a not in positive_axis] + positive_axis
+    perm_after = [perm_before.index(a) for a in builtins.range(rank)]
+    permed = array_ops.transpose(tensor, perm=perm_before)
+    singular = apply_op("Svd", input=permed, compute_uv=False).outputs[0]
+    largest = reduce_max(unary_math_ops.abs(singular), axis=-1, keepdims=True)
+    return array_ops.transpose(array_ops.expand_dims(largest, axis=-1), perm=perm_after)
 
 
 # ---------------------------------------------------------------------------------------------
