@@ -231,11 +231,6 @@ def _grow(ctx, handle, end):
 _FLOW = np.float32(0.0)
 
 
-def static_ints_array(op, index, value):
-    """An integer input known at compile time, as a numpy array of its shape."""
-    return np.asarray(static_value(op, index, value)).astype(np.int64)
-
-
 @lowering("TensorArrayV3")
 def _tensor_array(ctx, op, size):
     handle = create_handle(op, static_int(op, 0, size, "size"))
@@ -326,7 +321,7 @@ def _gather(ctx, op, handle, indices, flow_in):
 def _split(ctx, op, handle, value, lengths, flow_in):
     """Element ``i`` is the next ``lengths[i]`` rows of ``value`` (static lengths)."""
     value = jnp.asarray(value, handle.dtype)
-    lengths = static_ints_array(op, 2, lengths)
+    lengths = static_value(op, 2, lengths)
     static_size = None if handle.dynamic else handle.size
     count, length = check_split(op, handle, value.shape, lengths, static_size)
     if handle.dynamic:  # a growing array may be shorter than ``count``, never longer
@@ -350,7 +345,7 @@ def _concat(ctx, op, handle, flow_in):
     check_concat(op, buffer.shape[1:])
     size = handle.size
     if handle.dynamic:
-        size = regions.array_size_guess(ctx, op, handle.size)
+        size = _compile_time_size(ctx, op, handle)
         if size is None:
             raise errors.UnimplementedError(
                 None,
@@ -358,21 +353,28 @@ def _concat(ctx, op, handle, flow_in):
                 f"{op.type} {op.name}: the size of TensorArray {handle.key[1]} changes while "
                 "the step runs, so its concatenation has no static shape",
             )
-        regions.record_array_size(ctx, op, _run_size(ctx, handle))
     length = buffer.shape[1]
     value = buffer[:size].reshape((size * length,) + buffer.shape[2:])
     return value, np.full((size,), length, np.int64)  # static: a split may take them
+
+
+def _compile_time_size(ctx, op, handle):
+    """A dynamic array's size as ``op`` saw it the last time the step ran (its initial
+    size at first), recording the size it has now for the step's rerun check; None when
+    ``op``'s size varied within one step."""
+    guess = regions.array_size_guess(ctx, op, handle.size)
+    if guess is not None:
+        regions.record_array_size(ctx, op, _run_size(ctx, handle))
+    return guess
 
 
 @lowering("TensorArraySizeV3")
 def _size(ctx, op, handle, flow_in):
     if not handle.dynamic:
         return np.int32(handle.size)
-    size = _run_size(ctx, handle)
-    guess = regions.array_size_guess(ctx, op, handle.size)
-    if guess is None:  # this op's size varied within one step: a run-time value
-        return size
-    regions.record_array_size(ctx, op, size)
+    guess = _compile_time_size(ctx, op, handle)
+    if guess is None:  # a run-time value
+        return _run_size(ctx, handle)
     return np.int32(guess)
 
 
