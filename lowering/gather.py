@@ -179,6 +179,7 @@ def partition_padding(dtype):
 def _dynamic_partition(ctx, op, data, partitions):
     """Each partition padded to the input's length: its entries in order, then padding.
     Entries with a partition outside ``[0, num_partitions)`` are dropped."""
+    ctx.padded_partitions.add(op)
     data, partitions = jnp.asarray(data), jnp.asarray(partitions)
     n = partitions.size
     rows = data.reshape((n,) + data.shape[partitions.ndim :])
@@ -200,15 +201,16 @@ def _stitch_source(tensor):
     return op
 
 
-def stitch_rows(op, indices) -> int:
+def stitch_rows(op, indices, padded_partitions=()) -> int:
     """Output rows of a stitch whose indices are only known at run time: the number of
-    index entries, counting a DynamicPartition's padded outputs once per partitioned input
-    (exact when the indices cover 0..rows-1, as when reassembling a partition)."""
+    index entries, counting the padded outputs of a DynamicPartition lowered in the same
+    trace (``padded_partitions``) once per partitioned input (exact when the indices
+    cover 0..rows-1, as when reassembling a partition). Partitions computed on the host
+    come in exact, whatever their type."""
     rows, seen = 0, set()
     for tensor, value in zip(op.inputs, indices):
         source = _stitch_source(tensor)
-        padded = source.type == "DynamicPartition" and not isinstance(value, np.ndarray)
-        if padded:  # each padded output is as long as the partitioned input
+        if source in padded_partitions:  # each padded output is as long as the input
             if source not in seen:
                 seen.add(source)
                 rows += int(np.shape(value)[0])
@@ -231,7 +233,9 @@ def _parallel_dynamic_stitch(ctx, op, *inputs):
     n = op.attrs["N"]
     indices, data = inputs[:n], [jnp.asarray(d) for d in inputs[n:]]
     static_rows = op.outputs[0].shape.as_list()[0] if op.outputs[0].shape.rank else None
-    rows = static_rows if static_rows is not None else stitch_rows(op, indices)
+    rows = (
+        static_rows if static_rows is not None else stitch_rows(op, indices, ctx.padded_partitions)
+    )
     row_shape = data[0].shape[np.ndim(indices[0]) :]
     flat_index = jnp.concatenate([jnp.reshape(i, -1) for i in indices])
     flat_index = jnp.where(flat_index < 0, rows, flat_index)  # padding: dropped

@@ -45,6 +45,10 @@ class Context:
         # Host contexts of a Session's XLA runs: the lock its device steps hold while they
         # read, donate and replace variable buffers (see ``read_var``).
         self.state_lock = state_lock
+        # DynamicPartition ops lowered in this trace: their outputs are padded to the
+        # partitioned input's length (``lowering/gather.py``); ones computed on the host
+        # and passed in are exact.
+        self.padded_partitions = set()
 
     def read_var(self, ref: VarRef, reader=None):
         """The variable's current value; ``reader`` (the op reading it) names the node in

@@ -185,6 +185,7 @@ def child_context(ctx, state, local_values):
     child = interpreter.Context(dict(state), ctx.backend, ctx.rng_key, ctx.feeds)
     child.run_locals = dict(local_values)
     child.in_region = True  # traced whether or not it runs (an untaken branch, a 0-trip loop)
+    child.padded_partitions = ctx.padded_partitions  # one trace: partitions cross regions
     static_pushes(ctx)  # one record per trace, whichever context pushes first
     for name in ("stack_bucket", "report_ops", "stack_static_pushes", "array_sizes"):
         if hasattr(ctx, name):

@@ -134,6 +134,24 @@ def test_embedding_lookup_and_gradients_match_tf(shards, strategy, max_norm):
     assert_same_graph_def(program)
 
 
+@pytest.mark.parametrize("strategy", ["mod", "div"])
+def test_sharded_lookups_of_ids_computed_on_the_host_match_tf(strategy):
+    # Unique's output runs the partitioning on the host: the partitions reach the stitch
+    # exact, not padded (the stitch once took the first one's length for all of them).
+    def program(tf):
+        table = tf.constant(TABLE[:6])
+        shards = [table[:3], table[3:]]
+        fed = tf.placeholder(tf.int64, [None], name="ids")
+        ids = tf.unique(fed)[0]
+        sp_ids = tf.SparseTensor([[0, 0], [0, 1], [2, 0]], tf.constant([1, 3, 5], tf.int64), [3, 2])
+        return [
+            tf.nn.embedding_lookup(shards, ids, partition_strategy=strategy),
+            tf.nn.embedding_lookup_sparse(shards, sp_ids, None, partition_strategy=strategy),
+        ], {fed: np.array([1, 3, 5, 3], np.int64)}
+
+    assert_parity(program, rtol=1e-6)
+
+
 def test_embedding_lookup_gradient_is_indexed_slices_as_in_tf():
     def program(tf):
         w = tf.Variable(TABLE, name="w")
