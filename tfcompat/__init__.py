@@ -171,6 +171,7 @@ from tfcompat.ops import debugging_api  # noqa: F401 - tf.debugging.is_nan & co
 from tfcompat.ops import detection_ops  # noqa: F401 - tf.image.combined_non_max_suppression, extract_glimpse
 from tfcompat.ops import misc_ops  # noqa: F401 - tf.fingerprint, extract_volume_patches, approx_max_k...
 from tfcompat.framework import type_spec  # noqa: F401 - tf.TensorSpec & co
+from tfcompat import raw_ops  # noqa: F401 - tf.raw_ops: every op by keyword
 from tfcompat.compat_mode import (  # noqa: F401
     disable_eager_execution,
     disable_v2_behavior,

@@ -8,7 +8,9 @@ function. Errors are TF's TypeError / ValueError and name the op.
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import functools
 import threading
 
 from tfcompat.framework import dtypes, tensor_shape
@@ -195,6 +197,35 @@ def apply_op(op_type: str, name=None, **keywords) -> Operation:
         if outputs is not None:
             return _CallbackOperation(op, outputs)
     return op
+
+
+def op_outputs(op):
+    """``op``'s outputs as TF's generated op wrappers return them: the Operation when it
+    has none, the Tensor of a single output (a list for one list-valued output arg), else
+    a namedtuple named after the op type with a field per OpDef output arg
+    (``tf.unique(x)`` -> ``Unique(y=..., idx=...)``)."""
+    op_def = op_def_lib.get_op_def(op.type)
+    outputs = list(op.outputs)
+    if not op_def.outputs:
+        return op
+    values, at = [], 0
+    for arg in op_def.outputs:
+        if arg.number_attr or arg.type_list_attr:
+            key = arg.number_attr or arg.type_list_attr
+            count = op.attrs[key] if arg.number_attr else len(op.attrs[key])
+            values.append(outputs[at : at + count])
+            at += count
+        else:
+            values.append(outputs[at])
+            at += 1
+    if len(values) == 1:
+        return values[0]
+    return _outputs_tuple(op_def.name, tuple(a.name for a in op_def.outputs))(*values)
+
+
+@functools.cache
+def _outputs_tuple(op_type: str, fields: tuple):
+    return collections.namedtuple(op_type, fields)
 
 
 def create_op_from_node(graph, name, op_type, inputs, attrs) -> Operation:

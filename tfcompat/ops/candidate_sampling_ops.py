@@ -14,7 +14,7 @@ from __future__ import annotations
 from tfcompat.framework import random_seed
 from tfcompat.framework.gradient_registry import no_gradient
 from tfcompat.framework.op_def import register_op
-from tfcompat.framework.op_helper import apply_op
+from tfcompat.framework.op_helper import apply_op, op_outputs
 from tfcompat.framework.tensor_shape import TensorShape
 from tfcompat.util.tf_export import tf_export
 
@@ -105,7 +105,7 @@ no_gradient("ComputeAccidentalHits")
 def _sample(op_type, true_classes, seed, name, **attrs):
     seed1, seed2 = random_seed.get_seed(seed)
     op = apply_op(op_type, name=name, true_classes=true_classes, seed=seed1, seed2=seed2, **attrs)
-    return tuple(op.outputs)
+    return op_outputs(op)
 
 
 @tf_export(
@@ -170,4 +170,4 @@ def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=Non
         "ComputeAccidentalHits", name=name, true_classes=true_classes,
         sampled_candidates=sampled_candidates, num_true=num_true, seed=seed1, seed2=seed2,
     )  # fmt: skip
-    return tuple(op.outputs)
+    return op_outputs(op)

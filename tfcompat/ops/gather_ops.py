@@ -17,7 +17,7 @@ from tfcompat.framework.constant_op import constant
 from tfcompat.framework.constant_value import constant_value, constant_value_as_shape
 from tfcompat.framework.gradient_registry import RegisterGradient, no_gradient
 from tfcompat.framework.op_def import register_op
-from tfcompat.framework.op_helper import apply_op, convert_to_tensor
+from tfcompat.framework.op_helper import apply_op, convert_to_tensor, op_outputs
 from tfcompat.framework.tensor_shape import TensorShape, unknown_shape
 from tfcompat.ops import array_ops
 from tfcompat.ops.array_ops import _dims, _scope, _static_int
@@ -467,7 +467,7 @@ register_op(
 def unique(x, out_idx=dtypes.int32, name=None):
     """The distinct values of 1-D ``x`` in order of first occurrence, and for each element of
     ``x`` the index of its value in that list."""
-    return apply_op("Unique", name=name, x=x, out_idx=out_idx).outputs
+    return op_outputs(apply_op("Unique", name=name, x=x, out_idx=out_idx))
 
 
 def _unique_with_counts_shape(op):
@@ -488,7 +488,7 @@ register_op(
 @tf_export("unique_with_counts")
 def unique_with_counts(x, out_idx=dtypes.int32, name=None):
     """``unique`` and, for each distinct value, how often it occurs in ``x``."""
-    return apply_op("UniqueWithCounts", name=name, x=x, out_idx=out_idx).outputs
+    return op_outputs(apply_op("UniqueWithCounts", name=name, x=x, out_idx=out_idx))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 from tfcompat.framework import common_shapes, dtypes, tensor_shape
 from tfcompat.framework.gradient_registry import RegisterGradient
 from tfcompat.framework.op_def import register_op
-from tfcompat.framework.op_helper import apply_op, convert_to_tensor
+from tfcompat.framework.op_helper import apply_op, convert_to_tensor, op_outputs
 from tfcompat.framework.scopes import name_scope
 from tfcompat.util.tf_export import tf_export
 
@@ -43,8 +43,7 @@ register_op(
 @tf_export("linalg.qr", "qr")
 def qr(input, full_matrices=False, name=None):  # noqa: A002 - TF's argument name
     """The QR decomposition of each innermost matrix: ``(q, r)``."""
-    op = apply_op("Qr", name=name, input=input, full_matrices=full_matrices)
-    return op.outputs[0], op.outputs[1]
+    return op_outputs(apply_op("Qr", name=name, input=input, full_matrices=full_matrices))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -449,7 +448,7 @@ def matrix_determinant(input, name=None):  # noqa: A002
 @tf_export("linalg.slogdet", "log_matrix_determinant")
 def log_matrix_determinant(input, name=None):  # noqa: A002
     """``(sign, log |det|)`` of each square matrix."""
-    return tuple(apply_op("LogMatrixDeterminant", name=name, input=input).outputs)
+    return op_outputs(apply_op("LogMatrixDeterminant", name=name, input=input))
 
 
 @tf_export("linalg.solve", "matrix_solve")

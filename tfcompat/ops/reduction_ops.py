@@ -21,7 +21,7 @@ from tfcompat.framework import graph as graph_lib
 from tfcompat.framework.constant_op import constant
 from tfcompat.framework.gradient_registry import RegisterGradient, no_gradient
 from tfcompat.framework.op_def import register_op
-from tfcompat.framework.op_helper import apply_op, convert_to_tensor
+from tfcompat.framework.op_helper import apply_op, convert_to_tensor, op_outputs
 from tfcompat.framework.tensor import Tensor
 from tfcompat.ops import math_ops
 from tfcompat.ops.math_ops import _scope
@@ -498,8 +498,7 @@ def _prod_grad(op, grad):
 
 def list_diff(x, y, out_idx=dtypes.int32, name=None):
     """Values of ``x`` not in ``y``, in order, and their indices in ``x``."""
-    op = apply_op("ListDiff", name=name, x=x, y=y, out_idx=out_idx)
-    return op.outputs[0], op.outputs[1]
+    return op_outputs(apply_op("ListDiff", name=name, x=x, y=y, out_idx=out_idx))
 
 
 @tf_export("invert_permutation", "math.invert_permutation")
