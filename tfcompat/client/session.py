@@ -16,6 +16,7 @@ import threading
 import numpy as np
 
 from lowering.interpreter import VarRef as _VarRef
+from tfcompat.client import partial_run as partial_run_lib
 from tfcompat.framework import dtypes, errors
 from tfcompat.framework import graph as graph_lib
 from tfcompat.framework.tensor import Operation, Tensor
@@ -148,6 +149,7 @@ class BaseSession:
         self._state_lock = threading.RLock()
         self._executables: dict = {}
         self._fetch_maps: dict = {}
+        self._partial_runs: dict = {}  # handle -> partial_run.PartialRun
         self._run_counter = 0
         # Unseeded random ops draw from this, so each Session gives different values.
         self._rng_entropy = int.from_bytes(os.urandom(4), "little")
@@ -360,6 +362,20 @@ class BaseSession:
         return array
 
     # -- partial runs and callables -------------------------------------------------------
+    def partial_run_setup(self, fetches, feeds=None):
+        """Declares a partial run: every tensor its calls will fetch and feed. Returns the
+        handle ``partial_run`` takes (``tfcompat/client/partial_run.py``)."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        return partial_run_lib.setup(self, fetches, feeds)
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        """Feeds ``feed_dict`` into the partial run ``handle`` and returns ``fetches``,
+        computing each node of the step at most once across the calls."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        return partial_run_lib.run(self, handle, fetches, feed_dict)
+
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A function running ``fetches`` with positional feeds for ``feed_list``."""
         feed_list = list(feed_list or [])
