@@ -233,7 +233,9 @@ def _substr_one(op, s, pos, length, index, utf8):
     size = len(offsets) - 1 if utf8 else len(s)
     start = pos + size if pos < 0 else pos
     if not 0 <= start <= size:
-        raise _invalid(op, f"pos {pos} out of range for string {s!r} at index {index}")
+        # TF's BYTE kernel shows the string, its UTF8_CHAR kernel does not.
+        shown = "" if utf8 else f" {s!r}"
+        raise _invalid(op, f"pos {pos} out of range for string{shown} at index {index}")
     stop = min(size, start + max(length, 0))
     if utf8:
         return s[offsets[start] : offsets[stop]]

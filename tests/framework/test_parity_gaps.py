@@ -76,6 +76,27 @@ def test_constant_with_dtype_accepts_what_tf_accepts(value, dtype):
         assert ours == theirs == dtype
 
 
+@pytest.mark.parametrize(
+    "value,shape,verify",
+    [
+        ([1, 2], [4], False),  # TF1 repeats the last value
+        ([[1, 2], [3, 4]], [3, 2], False),
+        ([1, 2, 3, 4, 5], [2, 2], False),  # too many: ValueError
+        (np.arange(6), [2, 3], False),
+        ([], [2], False),
+        ([1.5], [2, 2], False),
+        ([1, 2], [2, 2], True),
+    ],
+    ids=repr,
+)
+def test_constant_with_shape_fills_reshapes_or_raises_like_tf(value, shape, verify):
+    def build(tf):
+        with tf.Session() as sess:
+            return sess.run(tf.constant(value, shape=shape, verify_shape=verify)).tolist()
+
+    assert _outcome(build, tfcompat) == _outcome(build, tf1())
+
+
 # ---------------------------------------------------------------------------------------------
 # 2. Shape inference folds small constant subgraphs; Python constant_value stays narrow
 # ---------------------------------------------------------------------------------------------

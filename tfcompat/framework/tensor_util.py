@@ -163,23 +163,31 @@ def _check_python_leaf(leaf, dtype):
 
 
 def broadcast_to_shape(array: np.ndarray, shape, verify_shape=False) -> np.ndarray:
-    """TF's ``constant(value, shape=...)``: a scalar fills, a matching size reshapes."""
+    """TF1's graph-mode ``constant(value, shape=...)``: a scalar fills, a matching size
+    reshapes, fewer values are followed by copies of the last one (``[1, 2]`` as shape
+    ``[4]`` is ``[1, 2, 2, 2]``) and more than the shape holds is a ValueError."""
     shape = [int(d) for d in shape]
     if list(array.shape) == shape:
         return array
     if verify_shape:
-        raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {array.shape}.")
+        raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, but got {array.shape}.")
     if array.size == 1:
         # A read-only view with zero strides: it still says "one value filling a shape",
         # which make_tensor_proto writes once, as TF does.
         return np.broadcast_to(array.reshape(()), shape)
-    if array.size == int(np.prod(shape, dtype=np.int64)):
+    size = int(np.prod(shape, dtype=np.int64))
+    if array.size == size:
         return array.reshape(shape)
-    raise TypeError(
-        f"Eager execution of tf.constant with unsupported shape. Tensor of shape "
-        f"{array.shape} cannot be reshaped to shape {tuple(shape)}: value has "
-        f"{array.size} elements, shape requires {int(np.prod(shape))}."
-    )
+    if array.size > size:
+        raise ValueError(f"Too many elements provided. Takes at most {size}, but got {array.size}.")
+    flat = array.reshape(-1)
+    if not flat.size:
+        return (
+            np.zeros(shape, array.dtype) if array.dtype != object else np.full(shape, b"", object)
+        )
+    # TF writes the given values and a reader repeats the last one; the array holds the
+    # result (the GraphDef stores all values, where TF's stores the given ones).
+    return np.concatenate([flat, np.repeat(flat[-1:], size - flat.size)]).reshape(shape)
 
 
 # ---------------------------------------------------------------------------------------------
