@@ -82,6 +82,11 @@ def is_host_op(op) -> bool:
         return pattern is None or not pattern.isdisjoint(_FETCHED.get())
     if _is_device_assert(op):
         return False
+    if op.type == "DynamicPartition":
+        # Its XLA outputs are padded to the input's length (lowering/gather.py), which
+        # only the ops that know it read: where an output is seen (fetched, or read by a
+        # host op) it runs on the host instead, with TF's exact shapes.
+        return op in _FETCHED.get() or any(is_host_op(c) for t in op.outputs for c in t.consumers())
     for t in op.inputs:
         if t.dtype.base_dtype == dtypes.string:
             return True

@@ -162,24 +162,29 @@ def test_embedding_lookup_gradient_is_indexed_slices_as_in_tf():
     _assert_indexed_slices_parity(program)
 
 
-def test_dynamic_partition_matches_tf_reference_backend():
-    # Fetched directly, XLA's padded partitions differ from TF's; the reference backend
-    # returns TF's exact shapes.
+def test_fetched_dynamic_partitions_match_tf():
+    # On the device a partition is padded to the input's length (for the gathers and
+    # stitches that read it there); fetched, or read by a host op, it runs on the host.
     def program(tf):
-        data = tf.constant(X)
-        return tf.dynamic_partition(data, [2, 0, 2], 3)
+        data = tf.placeholder(tf.float32, [3, 4], name="data")
+        parts = tf.dynamic_partition(data * 2.0, [2, 0, 2], 3)
+        words = tf.dynamic_partition(tf.constant(["a", "b", "c"]), [1, 0, 1], 2)
+        joined = tf.strings.reduce_join(words[1], separator="-")
+        return parts + [tf.reduce_sum(parts[2]), joined], {data: X}
 
-    assert_parity(program, backends=("reference",))
+    assert_parity(program)
 
 
-def test_dynamic_partition_xla_outputs_are_padded():
+def test_partitioned_lookup_stays_one_device_step():
+    from lowering import plan as plan_lib
+
     with tfcompat.Graph().as_default():
-        data = tfcompat.placeholder(tfcompat.int32, [4])
-        parts = tfcompat.dynamic_partition(data, [1, 0, 1, 1], 2)
-        with tfcompat.Session() as sess:
-            first, second = sess.run(parts, {data: np.array([5, 6, 7, 8], np.int32)})
-    np.testing.assert_array_equal(first, [6, -1, -1, -1])
-    np.testing.assert_array_equal(second, [5, 7, 8, -1])
+        shards = [tfcompat.Variable(TABLE[:5]), tfcompat.Variable(TABLE[5:])]
+        ids = tfcompat.placeholder(tfcompat.int64, [None])
+        loss = tfcompat.reduce_sum(tfcompat.nn.embedding_lookup(shards, ids))
+        train = tfcompat.train.GradientDescentOptimizer(0.1).minimize(loss)
+        plan = plan_lib.build_plan((loss,), (train,), (ids,))
+    assert [s.kind for s in plan.segments] == ["device"]
 
 
 def test_embedding_lookup_unknown_strategy_raises():
