@@ -434,12 +434,25 @@ def _parse_feed_key(graph, key):
     return element
 
 
+def _feed_items(feed_dict):
+    """``feed_dict``'s (key, value) pairs with composite keys (a SparseTensor fed a
+    SparseTensorValue) split into their component tensors, as ``Session.run`` splits them."""
+    from tfcompat.client.session import _FEED_HANDLERS
+
+    for key, value in (feed_dict or {}).items():
+        handler = next((h for t, h in _FEED_HANDLERS.items() if isinstance(key, t)), None)
+        if handler is None:
+            yield key, value
+        else:
+            yield from handler(key, value)
+
+
 def _abstract_feeds(graph, fetches, targets, feed_dict, feed_shapes, notes):
     """Fed Tensor -> struct: the shapes of ``feed_dict`` values (the dtype is the tensor's:
     Session.run converts feeds to it) and ``feed_shapes`` (shape tuples), then every other
     Placeholder the fetches need, at its static shape."""
     feeds = {}
-    shapes = [(key, np.shape(value)) for key, value in (feed_dict or {}).items()]
+    shapes = [(key, np.shape(value)) for key, value in _feed_items(feed_dict)]
     shapes += list((feed_shapes or {}).items())
     for key, shape in shapes:
         tensor = _parse_feed_key(graph, key)
@@ -468,27 +481,44 @@ def inspect(graph_or_session, fetches=None, feed_dict=None, feed_shapes=None) ->
     ``feed_shapes``: name -> shape tuple. Placeholders not fed take their static shape with
     unknown dimensions as 1. Variables take their declared shapes (zero memory: abstract).
     """
-    known_state = None
+    known_state, session = None, None
     if hasattr(graph_or_session, "node"):  # a GraphDef
         graph = graph_from_graph_def(graph_or_session)
     elif isinstance(graph_or_session, graph_lib.Graph):
         graph = graph_or_session
     else:
-        graph = graph_or_session.graph
-        known_state = getattr(graph_or_session, "_state", None)
+        session = graph_or_session
+        graph = session.graph
+        known_state = getattr(session, "_state", None)
     notes = []
     tensors, targets = _resolve_fetches(graph, fetches)
     if not tensors and not targets:
         raise InspectError("Nothing to inspect: the graph has no operations")
     feeds = _abstract_feeds(graph, tensors, targets, feed_dict, feed_shapes, notes)
+    executable = _session_executable(session, tensors, targets, feeds)
+    if executable is not None:
+        # The step as the Session compiled it last: its shapes and its compile-time
+        # values (some, such as a sparse lookup's row count, exist only once it ran).
+        report = inspect_executable(executable)
+        report.notes.insert(0, "lowered as the Session's last run of these fetches ran it")
+        return report
     plan = plan_lib.build_plan(
         tensors, targets, tuple(feeds), frozenset(compile_lib.RANDOM_OP_TYPES)
     )
     values = {}  # fed Tensor -> its value, as Session.run converts it
-    for key, value in (feed_dict or {}).items():
+    for key, value in _feed_items(feed_dict):
         tensor = _parse_feed_key(graph, key)
         values[tensor] = np.asarray(value, tensor.dtype.as_numpy_dtype)
-    lowerings = _lower_plan(plan, feeds, notes, known_state, values=values)
+    try:
+        lowerings = _lower_plan(plan, feeds, notes, known_state, values=values)
+    except Exception as e:
+        if not compile_lib.needs_static_value(e):
+            raise
+        raise InspectError(
+            f"{str(e).splitlines()[0]}: the step needs values that exist only when it runs. "
+            "Run it once in a Session and inspect that Session (or its "
+            "RunMetadata.executable)."
+        ) from e
     return Report(
         graph_summary=summarize_graph(graph),
         segments=_segment_summaries(plan),
@@ -496,6 +526,27 @@ def inspect(graph_or_session, fetches=None, feed_dict=None, feed_shapes=None) ->
         lowerings=lowerings,
         notes=_unique(notes),
     )
+
+
+def _session_executable(session, tensors, targets, feeds):
+    """The executable ``session`` built for exactly these fetches, targets and feeds, once
+    it has run (its device segments traced); else None."""
+    if session is None:
+        return None
+    for executable in getattr(session, "_executables", {}).values():
+        plan = executable.plan
+        if (
+            set(plan.fetches) == set(tensors)
+            and set(plan.targets) == set(targets)
+            and set(plan.feeds) == set(feeds)
+            and all(
+                (f := executable.device_functions.get(id(s))) is not None
+                and f.traced_signature is not None
+                for s in plan.device_segments
+            )
+        ):
+            return executable
+    return None
 
 
 def inspect_executable(executable, feed_shapes=None) -> Report:

@@ -141,6 +141,44 @@ def test_inspect_executable_of_a_step_specialised_on_fed_values():
     assert "f32[5]" in report.jaxpr
 
 
+def _sparse_lookup_step():
+    words = tf.placeholder(tf.string, [None, 1], name="words")
+    column = tf.feature_column.embedding_column(
+        tf.feature_column.categorical_column_with_hash_bucket("w", 10), 4
+    )
+    loss = tf.reduce_sum(tf.feature_column.input_layer({"w": words}, [column]))
+    train = tf.train.AdagradOptimizer(0.1).minimize(loss)
+    return loss, train, {words: np.array([[b"a"], [b"b"], [b"a"]], object)}
+
+
+def test_inspect_session_lowers_its_step_as_it_last_ran():
+    # The lookup's row count is a compile-time value only a run computes (on the host):
+    # after one run, inspecting the Session shows that compiled step, without rerunning it.
+    loss, train, feed = _sparse_lookup_step()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        with pytest.raises(inspect_lib.InspectError, match="rows count.*Run it once in a Session"):
+            inspect_lib.inspect(sess, [loss, train], feed)
+        sess.run([loss, train], feed)
+        (table,) = tf.trainable_variables()
+        before = sess.run(table)
+        report = inspect_lib.inspect(sess, [loss, train], feed)
+        np.testing.assert_array_equal(sess.run(table), before)  # nothing ran
+    assert len(report.lowerings) == 1
+    assert report.notes[0] == "lowered as the Session's last run of these fetches ran it"
+    assert "scatter" in report.optimized_hlo
+
+
+def test_sparse_feeds_give_their_components_shapes():
+    ids = tf.sparse_placeholder(tf.int64, name="ids")
+    table = tf.constant(np.ones((10, 4), np.float32))
+    total = tf.reduce_sum(tf.nn.embedding_lookup_sparse(table, ids, None, combiner="sum"))
+    feed = {ids: tf.SparseTensorValue([[0, 0], [1, 0], [1, 1]], [1, 7, 7], [2, 2])}
+    report = inspect_lib.inspect(tf.get_default_graph(), total, feed)
+    assert report.feeds["ids/indices:0"].shape == (3, 2)
+    assert report.feeds["ids/values:0"].shape == (3,)
+
+
 def test_unknown_fetch_is_a_clear_error():
     _linear_model()
     with pytest.raises(inspect_lib.InspectError, match="Fetch 'nope' is not in the graph"):
