@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from lowering import buckets, interpreter, regions, transfer
+from lowering import buckets, interpreter, regions, step_trace, transfer
 from lowering import plan as plan_lib
 from lowering import static as static_lib
 from lowering.registry import LOOPING_LOWERINGS, LOWERINGS, REFERENCE, STEP_PREPARERS
@@ -305,27 +305,38 @@ class Executable:
     def compile_count(self) -> int:
         return sum(f.compile_count for f in self.device_functions.values())
 
-    def run(self, state: dict, feed_values: dict, counter: int, state_lock=None) -> dict:
+    def run(
+        self, state: dict, feed_values: dict, counter: int, state_lock=None, step_stats=None
+    ) -> dict:
         """Runs the plan; ``state`` (variable name -> value) is updated in place. Returns
         the environment, which maps each fetched Tensor to its value (or VarRef).
 
         ``state_lock`` (the Session's) makes runs from several threads safe: each device
         step reads, donates and replaces its variables' buffers while holding it, and host
         ops read variables under it; host ops that block (a queue's dequeue) do not hold it.
+        ``step_stats`` (a traced run's ``RunMetadata.step_stats``) gets one entry per
+        segment run, timed to its completion.
         """
         self.run_count += 1
         env = dict(self._var_refs)
         env.update(feed_values)
+        tracer = None if step_stats is None else step_trace.StepTracer(step_stats, self.backend)
         if self.backend == "reference":
             ctx = interpreter.Context(state, "reference", RunSeed(self.entropy, counter))
             for segment in self.plan.segments:
+                if tracer:
+                    tracer.start()
                 interpreter.run_ops(segment.ops, env, REFERENCE, ctx)
+                if tracer:
+                    tracer.done(segment, env)
             return env
         # Host ops may draw random numbers too (LearnedUnigramCandidateSampler).
         host_ctx = interpreter.Context(
             state, "host", RunSeed(self.entropy, counter), state_lock=state_lock
         )
         for segment in self.plan.segments:
+            if tracer:
+                tracer.start()
             if segment.kind == "host":
                 self.host_programs[id(segment)].run(env, host_ctx)
             elif state_lock is None:
@@ -333,4 +344,6 @@ class Executable:
             else:
                 with state_lock:
                     self.device_functions[id(segment)](state, env, counter, self.entropy)
+            if tracer:
+                tracer.done(segment, env)
         return env

@@ -21,7 +21,7 @@ def _loop_primitives(jaxpr_text):
 def _both_backends(fetches, feed):
     out = {}
     for backend in ("xla", "reference"):
-        with tf.Session(config=tf.ConfigProto(backend=backend)) as sess:
+        with tf.Session(backend=backend) as sess:
             sess.run(tf.global_variables_initializer())
             out[backend] = sess.run(fetches, feed)
     return out["xla"], out["reference"]

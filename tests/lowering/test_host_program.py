@@ -212,7 +212,7 @@ def test_wide_and_deep_columns_share_their_id_bookkeeping(monkeypatch):
             deep = tf.reduce_sum(tf.feature_column.input_layer({"w": words}, [embedded]), 1)
             loss = tf.reduce_mean(tf.square(wide[:, 0] + deep - 1.0))
             train = tf.train.AdagradOptimizer(0.3).minimize(loss)
-            with tf.Session(config=tf.ConfigProto(backend=backend)) as sess:
+            with tf.Session(backend=backend) as sess:
                 sess.run(tf.global_variables_initializer())
                 losses = [sess.run([loss, train], {words: b})[0] for b in batches]
                 results[backend] = losses

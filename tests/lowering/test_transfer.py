@@ -74,7 +74,7 @@ def test_step_fed_many_small_arrays_matches_reference_and_compiles_once():
             feeds.append(feed)
         results = {}
         for backend in ("xla", "reference"):
-            with tf.Session(config=tf.ConfigProto(backend=backend)) as sess:
+            with tf.Session(backend=backend) as sess:
                 sess.run(tf.global_variables_initializer())
                 runs = [sess.run([total, train], feed)[0] for feed in feeds]
                 results[backend] = (runs, sess.run(table))

@@ -1,61 +1,73 @@
-"""Session configuration objects, accepted for compatibility.
+"""Session configuration messages: ``tf.ConfigProto``, ``tf.GPUOptions``,
+``tf.GraphOptions``, ``tf.OptimizerOptions``, ``tf.RunOptions`` and ``tf.RunMetadata``.
 
-XLA decides threading and memory; these record what was asked so code that builds them
-(``tf.ConfigProto(allow_soft_placement=True, gpu_options=tf.GPUOptions(...))``) runs as is.
+They are protobuf messages with TensorFlow's field numbers (``framework/proto/config.proto``),
+so TF1 code that fills them (``config.graph_options.optimizer_options.global_jit_level =
+tf.OptimizerOptions.ON_1``, ``config.gpu_options.allow_growth = True``), serializes them
+or parses TF's bytes works unchanged. XLA decides threading, memory and compilation, so a
+Session records its ConfigProto and otherwise leaves it alone.
 """
 
 from __future__ import annotations
 
+from tfcompat.framework.proto import config_pb2, step_stats_pb2
 
-class _Options:
-    """Attribute bag that accepts TF's keyword arguments and nested option objects."""
+ConfigProto = config_pb2.ConfigProto
+GPUOptions = config_pb2.GPUOptions
+GraphOptions = config_pb2.GraphOptions
+OptimizerOptions = config_pb2.OptimizerOptions
+RunOptions = config_pb2.RunOptions
+ThreadPoolOptionProto = config_pb2.ThreadPoolOptionProto
+SessionMetadata = config_pb2.SessionMetadata
+ClusterDef = config_pb2.ClusterDef
+JobDef = config_pb2.JobDef
+StepStats = step_stats_pb2.StepStats
 
-    _defaults: dict = {}
 
-    def __init__(self, **kwargs):
-        for key, value in self._defaults.items():
-            setattr(self, key, value() if callable(value) else value)
-        for key, value in kwargs.items():
-            setattr(self, key, value)
+class RunMetadata:
+    """``tf.RunMetadata``: TF's message (``step_stats``, ``partition_graphs``, ...; every
+    protobuf method) plus ``executable``, the executable a ``Session.run`` given this object
+    ran (for ``lowering.inspect.inspect_executable``).
+
+    A wrapper rather than the message itself because protobuf messages take no attributes
+    of their own and their classes cannot be subclassed; ``proto`` is the message.
+    """
+
+    def __init__(self, **fields):
+        object.__setattr__(self, "proto", config_pb2.RunMetadata(**fields))
+        object.__setattr__(self, "executable", None)
+
+    def __getattr__(self, name):
+        return getattr(self.proto, name)
+
+    def __setattr__(self, name, value):
+        if name == "executable":
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.proto, name, value)
+
+    def CopyFrom(self, other):  # noqa: N802 - protobuf's name
+        self.proto.CopyFrom(getattr(other, "proto", other))
+
+    def MergeFrom(self, other):  # noqa: N802 - protobuf's name
+        self.proto.MergeFrom(getattr(other, "proto", other))
+
+    def __eq__(self, other):
+        return self.proto == getattr(other, "proto", other)
+
+    __hash__ = None
+
+    def __str__(self):
+        return str(self.proto)
 
     def __repr__(self):
-        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
-        return f"{type(self).__name__}({fields})"
+        return f"RunMetadata({self.proto!r})"
 
+    @classmethod
+    def FromString(cls, data):  # noqa: N802 - protobuf's name
+        metadata = cls()
+        metadata.proto.ParseFromString(data)
+        return metadata
 
-class GPUOptions(_Options):
-    _defaults = {
-        "allow_growth": False,
-        "per_process_gpu_memory_fraction": 0.0,
-        "visible_device_list": "",
-    }
-
-
-class GraphOptions(_Options):
-    _defaults = {}
-
-
-class ConfigProto(_Options):
-    _defaults = {
-        "allow_soft_placement": False,
-        "log_device_placement": False,
-        "intra_op_parallelism_threads": 0,
-        "inter_op_parallelism_threads": 0,
-        "gpu_options": GPUOptions,
-        "graph_options": GraphOptions,
-        "device_count": dict,
-    }
-
-
-class RunOptions(_Options):
-    FULL_TRACE = 3
-    NO_TRACE = 0
-    SOFTWARE_TRACE = 1
-    HARDWARE_TRACE = 2
-    _defaults = {"trace_level": 0, "timeout_in_ms": 0}
-
-
-class RunMetadata(_Options):
-    """After ``run(..., run_metadata=md)``, ``md.executable`` is the executable that ran."""
-
-    _defaults = {"executable": None}
+    DESCRIPTOR = config_pb2.RunMetadata.DESCRIPTOR
+    FunctionGraphs = config_pb2.RunMetadata.FunctionGraphs

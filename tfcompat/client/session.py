@@ -225,7 +225,14 @@ class BaseSession:
         feeds = self._convert_feeds(feed_dict) if feed_dict else {}
         executable = self._executable(fetch_map.tensors, fetch_map.targets, tuple(feeds))
         self._run_counter += 1
-        env = executable.run(self._state, feeds, self._run_counter, self._state_lock)
+        traced = run_metadata is not None and options is not None and options.trace_level
+        env = executable.run(
+            self._state,
+            feeds,
+            self._run_counter,
+            self._state_lock,
+            run_metadata.step_stats if traced else None,
+        )
         # A fetched feed comes back as the fed array itself (0-d stays an ndarray), as in TF.
         values = [feeds[e] if e in feeds else self._fetch_value(e, env) for e in fetch_map.elements]
         if run_metadata is not None and hasattr(run_metadata, "executable"):

@@ -392,33 +392,10 @@ def path_to_str(path):
 
 
 # -- session option messages ------------------------------------------------------------------
+# Protobuf messages with TF's fields (framework/proto/config.proto), recorded only: XLA
+# compiles every step whole, so Grappler levels and ``global_jit_level`` change nothing.
 export_constant(client_config.GraphOptions, "GraphOptions")
-
-
-@tf_export("OptimizerOptions")
-class OptimizerOptions(client_config._Options):
-    """TF's ``OptimizerOptions`` message (fields and enum values as in ``config.proto``),
-    accepted in ``tf.GraphOptions(optimizer_options=...)`` and recorded only: XLA compiles
-    every step whole, so Grappler levels and ``global_jit_level`` change nothing here."""
-
-    # Level
-    L1 = 0
-    L0 = -1
-    # GlobalJitLevel
-    DEFAULT = 0
-    OFF = -1
-    ON_1 = 1
-    ON_2 = 2
-
-    _defaults = {
-        "do_common_subexpression_elimination": False,
-        "do_constant_folding": False,
-        "max_folded_constant_in_bytes": 0,
-        "do_function_inlining": False,
-        "opt_level": 0,
-        "global_jit_level": 0,
-        "cpu_global_jit": False,
-    }
+export_constant(client_config.OptimizerOptions, "OptimizerOptions")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ class FileWriter:
         self._max_queue, self._flush_secs = max_queue, flush_secs
         self._suffix = filename_suffix or ""
         self._seen_summary_tags = set()
+        self._run_metadata_tags = set()
         self._writer = None
         self._closed = False
         self._open()
@@ -115,6 +116,14 @@ class FileWriter:
             raise TypeError("graph must be of type tf.Graph.")
         event = event_pb2.Event(graph_def=graph_def.SerializeToString())
         self._add_event(event, global_step)
+
+    def add_run_metadata(self, run_metadata, tag, global_step=None):
+        """Writes a traced run's ``tf.RunMetadata`` under ``tag`` (once per tag, as TF)."""
+        if tag in self._run_metadata_tags:
+            raise ValueError("The provided tag was already used for this event type")
+        self._run_metadata_tags.add(tag)
+        tagged = event_pb2.TaggedRunMetadata(tag=tag, run_metadata=run_metadata.SerializeToString())
+        self._add_event(event_pb2.Event(tagged_run_metadata=tagged), global_step)
 
     def add_meta_graph(self, meta_graph_def, global_step=None):
         """Writes a MetaGraphDef (TensorBoard's graph view reads its collections too)."""

@@ -273,12 +273,11 @@ class Benchmark(metaclass=_BenchmarkRegistrar):
 def benchmark_config():
     """A ``ConfigProto`` with Grappler's dependency optimizer off, as TF's benchmarks use.
     There is no Grappler here, so the setting is only recorded."""
-    from types import SimpleNamespace
-
     from tfcompat.client.config import ConfigProto
+    from tfcompat.framework.proto import config_pb2
 
     config = ConfigProto()
-    config.graph_options.rewrite_options = SimpleNamespace(dependency_optimization=2)  # OFF
+    config.graph_options.rewrite_options.dependency_optimization = config_pb2.RewriterConfig.OFF
     return config
 
 
