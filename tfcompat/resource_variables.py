@@ -410,7 +410,8 @@ class _UnreadVariable(BaseResourceVariable):
         self._trainable = variable._trainable
         self._constraint = variable._constraint
         self._validate_shape = variable._validate_shape
-        with handle.graph.control_dependencies([parent_op]):
+        # In the write's graph: a write inside a function (a dataset's map) reads there too.
+        with parent_op.graph.control_dependencies([parent_op]):
             self._graph_element = gen.read_variable_op(handle, dtype)
 
     @property
@@ -422,7 +423,7 @@ class _UnreadVariable(BaseResourceVariable):
         return self._parent_op
 
     def _read_variable_op(self):
-        with self.graph.control_dependencies([self._parent_op]):
+        with self._parent_op.graph.control_dependencies([self._parent_op]):
             return gen.read_variable_op(self._handle, self._dtype)
 
     def value(self):
@@ -445,7 +446,7 @@ def _with_parent_dependency(method_name):
     base = getattr(BaseResourceVariable, method_name)
 
     def method(self, *args, **kwargs):
-        with self.graph.control_dependencies([self._parent_op]):
+        with self._parent_op.graph.control_dependencies([self._parent_op]):
             return base(self, *args, **kwargs)
 
     method.__name__ = method_name

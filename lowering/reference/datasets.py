@@ -667,12 +667,7 @@ def _cache_dataset(ctx, op, dataset, filename):
     name = np.asarray(filename, dtype=object).reshape(())[()]
     name = name.decode() if isinstance(name, bytes) else str(name)
     if name:
-        raise errors.UnimplementedError(
-            None,
-            op,
-            f"Caching a dataset to files ('{name}') is not supported; cache() "
-            "without a filename caches in memory.",
-        )
+        return _file_cache(op, dataset, name)
     cached = []  # the elements of the first complete pass
 
     def elements():
@@ -684,6 +679,50 @@ def _cache_dataset(ctx, op, dataset, filename):
             seen.append(element)
             yield element
         cached[:] = seen
+
+    return DatasetValue(op, elements)
+
+
+def _file_cache(op, dataset, prefix):
+    """``cache(filename)``: TF's file cache, a tensor bundle at ``prefix`` holding element
+    ``i``'s component ``c`` under TF's key (``i`` and ``c`` right-aligned in 7 and in as
+    many characters as the last component index has, joined by ``_``). An iterator created
+    when ``prefix.index`` exists reads it (TF's caches too); otherwise it passes the input
+    through and writes the bundle once the input is exhausted, so a pass left unfinished
+    caches nothing (TF writes a shard and discards it then)."""
+    from tfcompat.framework.checkpoint import bundle
+
+    types = [dtypes.as_dtype(t) for t in op.attrs["output_types"]]
+    width = len(str(len(types) - 1))
+
+    def key(item, component):
+        return f"{item:>7d}_{component:>{width}d}"
+
+    def elements():
+        if os.path.exists(bundle.index_filename(prefix)):
+            reader = bundle.BundleReader(prefix)
+            item = 0
+            while reader.has_tensor(key(item, 0)):
+                yield tuple(reader.lookup(key(item, c)) for c in range(len(types)))
+                item += 1
+            return
+        shard = f"{prefix}_0"
+        if os.path.exists(bundle.index_filename(shard)):
+            raise errors.AlreadyExistsError(
+                None,
+                op,
+                f"Existing cache files found: \n{bundle.index_filename(shard)}\n"
+                f"{bundle.data_filename(shard, 0, 1)}\nTo continue delete the above files.",
+            )
+        seen = []
+        for element in dataset.elements():
+            seen.append(element)
+            yield element
+        writer = bundle.BundleWriter(prefix)
+        for item, element in enumerate(seen):
+            for c, (value, dtype) in enumerate(zip(element, types)):
+                writer.add(key(item, c), np.asarray(value, dtype.as_numpy_dtype), dtype)
+        writer.finish()
 
     return DatasetValue(op, elements)
 

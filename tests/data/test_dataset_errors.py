@@ -127,9 +127,15 @@ def test_structure_mismatch_is_rejected_at_graph_building():
         tf.data.Dataset.range(2).flat_map(lambda x: x)
 
 
-def test_file_cache_is_reported_unsupported():
-    tf = tfcompat
-    element = tf.data.Dataset.range(2).cache("/tmp/cache_file").make_one_shot_iterator().get_next()
-    with tf.Session() as sess:
-        with pytest.raises(tf.errors.UnimplementedError, match="in memory"):
-            sess.run(element)
+@pytest.mark.parametrize("lib", ["ours", "tf"])
+def test_file_cache_refuses_a_stale_partial_cache(tmp_path, lib):
+    # A cache being written is a bundle at "<prefix>_0"; left behind, it blocks a new one.
+    tf = tfcompat if lib == "ours" else tf1()
+    prefix = str(tmp_path / "cache")
+    (tmp_path / "cache_0.index").write_bytes(b"")
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.range(2).cache(prefix)
+        element = tf.data.make_one_shot_iterator(ds).get_next()
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.AlreadyExistsError, match="Existing cache files found"):
+                sess.run(element)
