@@ -138,6 +138,17 @@ PIPELINES = {
             )
         )
     ),
+    # SparseTensor slices: rows serialized by SerializeManySparse, one rank less each
+    "sparse_slices_batch": lambda tf: (
+        tf.data.Dataset.from_tensor_slices(
+            (
+                tf.SparseTensor([[0, 0], [2, 1], [2, 2]], [1.0, 2.0, 3.0], [3, 4]),
+                tf.constant([5, 6, 7]),
+            )
+        )
+        .map(lambda sp, n: (sp, n * 2))
+        .batch(2)
+    ),
 }
 
 
@@ -154,7 +165,13 @@ def _nodes(graph):
 
 
 @pytest.mark.parametrize(
-    "name", ["slices_map_filter_repeat_batch", "range_batch_drop_take_skip", "zip_concatenate_dict"]
+    "name",
+    [
+        "slices_map_filter_repeat_batch",
+        "range_batch_drop_take_skip",
+        "zip_concatenate_dict",
+        "sparse_slices_batch",
+    ],
 )
 def test_graph_def_nodes_match_tf(name):
     build = one_shot(PIPELINES[name])

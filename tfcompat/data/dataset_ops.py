@@ -81,11 +81,9 @@ class Dataset(structure_lib.LegacyStructure):
     @staticmethod
     def from_tensor_slices(tensors, name=None):
         """A dataset of the slices of ``tensors`` along their first dimension."""
-        structure, components = structure_lib.normalize(tensors)
-        if any(
-            isinstance(s, structure_lib.SparseTensorSpec) for s in structure_lib.flatten(structure)
-        ):
-            raise TypeError("from_tensor_slices of SparseTensors is not supported here.")
+        # A SparseTensor is sliced as TF does: serialized row by row (SerializeManySparse),
+        # each element deserialized (a SparseTensor of one rank less).
+        structure, components = structure_lib.normalize(tensors, batched=True)
         # TF's static check: every component has a first dimension, the same one.
         count = tensor_shape.Dimension(None)
         for tensor in components:
@@ -376,8 +374,13 @@ class Dataset(structure_lib.LegacyStructure):
         """``batch``, each component padded to ``padded_shapes`` (-1 or None: the longest
         in the batch) with ``padding_values`` (0 or b"" by default)."""
         flat = structure_lib.flatten(self._structure)
-        if any(isinstance(s, structure_lib.SparseTensorSpec) for s in flat):
-            raise TypeError("padded_batch is not supported for SparseTensor components.")
+        for spec in flat:
+            if isinstance(spec, structure_lib.SparseTensorSpec):  # TF refuses them too
+                raise TypeError(
+                    "`padded_batch` is only supported for datasets that produce tensor "
+                    "elements but type spec of elements in the input dataset is not a "
+                    f"subclass of TensorSpec: `{spec!r}`."
+                )
         if padded_shapes is None:
             padded_shapes = nest.map_structure(lambda s: s.shape, self._structure)
         flat_padded = _flatten_shapes(self._structure, padded_shapes)

@@ -12,7 +12,7 @@ import contextlib
 import dataclasses
 
 from tfcompat.data import nest
-from tfcompat.framework import dtypes, op_helper, tensor_shape
+from tfcompat.framework import constant_op, dtypes, op_helper, tensor_shape
 from tfcompat.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tfcompat.framework.tensor import Tensor
 
@@ -168,10 +168,11 @@ def legacy(structure, field):
     return nest.map_structure(getters[field], structure)
 
 
-def normalize(element, name_scope=True):
+def normalize(element, name_scope=True, batched=False):
     """``(structure, flat tensors)`` of a user's element: each leaf converted to a tensor
     (``component_<i>`` under ``normalize_element``, as TF names them) and SparseTensors
-    serialized."""
+    serialized (``batched``: one serialized SparseTensor per row of the first dimension,
+    ``[rows, 3]``, for ``from_tensor_slices``)."""
     from tfcompat.framework.scopes import name_scope as scope
 
     leaves = nest.flatten(element)
@@ -182,19 +183,23 @@ def normalize(element, name_scope=True):
                 leaf = SparseTensor.from_value(leaf)
             if isinstance(leaf, SparseTensor):
                 specs.append(SparseTensorSpec(leaf.dtype, leaf.shape))
-                tensors.append(serialize_sparse(leaf))
+                tensors.append(leaf)
                 continue
             tensor = op_helper.convert_to_tensor(leaf, name=f"component_{i}")
             specs.append(TensorSpec(tensor.dtype.base_dtype, tensor.shape))
             tensors.append(tensor)
+    # Serialized after the scope, in order, as TF's ``to_tensor_list`` does.
+    tensors = [
+        serialize_sparse(t, many=batched) if isinstance(t, SparseTensor) else t for t in tensors
+    ]
     return nest.pack_sequence_as(element, specs), tensors
 
 
-def serialize_sparse(sparse):
+def serialize_sparse(sparse, many=False):
     from tfcompat.framework.op_helper import apply_op
 
     return apply_op(
-        "SerializeSparse",
+        "SerializeManySparse" if many else "SerializeSparse",
         sparse_indices=sparse.indices,
         sparse_values=sparse.values,
         sparse_shape=sparse.dense_shape,
@@ -204,7 +209,6 @@ def serialize_sparse(sparse):
 
 def from_components(structure, tensors):
     """The user-facing element (Tensors and SparseTensors) of flat component tensors."""
-    from tfcompat.framework.op_helper import apply_op
 
     values = []
     for spec, tensor in zip(flatten(structure), tensors):
@@ -213,17 +217,39 @@ def from_components(structure, tensors):
 
             values.append(Dataset(tensor, spec.element))
         elif isinstance(spec, SparseTensorSpec):
-            op = apply_op("DeserializeSparse", serialized_sparse=tensor, dtype=spec.dtype)
-            sparse = SparseTensor(*op.outputs)
-            if spec.shape.rank is not None:
-                sparse._indices.set_shape([None, spec.shape.rank])
-                sparse._dense_shape.set_shape([spec.shape.rank])
-                sparse._dense_shape_default = spec.shape
-            values.append(sparse)
+            values.append(_deserialized(spec, tensor))
         else:
             tensor.set_shape(spec.shape)
             values.append(tensor)
     return nest.pack_sequence_as(structure, values)
+
+
+def _deserialized(spec, tensor):
+    """TF's ``SparseTensorSpec._from_compatible_tensor_list``: ``DeserializeSparse``, its
+    dense shape rebuilt from the spec's known dimensions (a ``shape`` constant when all are
+    known, else an unstack/stack with constants for the known ones)."""
+    from tfcompat.framework.op_helper import apply_op
+    from tfcompat.ops import array_ops
+
+    indices, values, dense_shape = apply_op(
+        "DeserializeSparse", serialized_sparse=tensor, dtype=spec.dtype
+    ).outputs
+    rank = spec.shape.rank
+    indices.set_shape([None, rank])
+    if spec.shape.is_fully_defined():
+        dense_shape = op_helper.convert_to_tensor(spec.shape.as_list(), dtypes.int64, name="shape")
+    elif rank is not None and any(d is not None for d in spec.shape.as_list()):
+        pieces = array_ops.unstack(dense_shape, num=rank)
+        for i, dim in enumerate(spec.shape.as_list()):
+            if dim is not None:
+                pieces[i] = constant_op.constant(dim, dtypes.int64)
+        dense_shape = array_ops.stack(pieces)
+    else:
+        dense_shape.set_shape([rank])
+    sparse = SparseTensor(indices, values, dense_shape)
+    if rank is not None:
+        sparse._dense_shape_default = spec.shape
+    return sparse
 
 
 def from_legacy(output_types, output_shapes=None, output_classes=None):
