@@ -19,6 +19,7 @@ from tfcompat.train import (  # noqa: F401 - tf.train.Saver & co, hooks, Monitor
     session_run_hook,
     slot_creator,
     supervisor,
+    sync_replicas_optimizer,
     warm_starting_util,
 )
 from tfcompat.train.adadelta import AdadeltaOptimizer
