@@ -261,6 +261,8 @@ def _tensor_scatter(update):
 lowering("TensorScatterUpdate")(_tensor_scatter(lambda at, u: at.set(u, mode="drop")))
 lowering("TensorScatterAdd")(_tensor_scatter(lambda at, u: at.add(u, mode="drop")))
 lowering("TensorScatterSub")(_tensor_scatter(lambda at, u: at.add(-u, mode="drop")))
+lowering("TensorScatterMax")(_tensor_scatter(lambda at, u: at.max(u, mode="drop")))
+lowering("TensorScatterMin")(_tensor_scatter(lambda at, u: at.min(u, mode="drop")))
 
 
 @lowering("Roll")

@@ -173,11 +173,19 @@ from tfcompat.ops import misc_ops  # noqa: F401 - tf.fingerprint, extract_volume
 from tfcompat.framework import type_spec  # noqa: F401 - tf.TensorSpec & co
 from tfcompat import raw_ops  # noqa: F401 - tf.raw_ops: every op by keyword
 from tfcompat.compat_mode import (  # noqa: F401
+    control_flow_v2_enabled,
+    disable_control_flow_v2,
     disable_eager_execution,
+    disable_tensor_equality,
     disable_v2_behavior,
+    disable_v2_tensorshape,
+    enable_control_flow_v2,
     enable_eager_execution,
+    enable_tensor_equality,
     enable_v2_behavior,
+    enable_v2_tensorshape,
     executing_eagerly,
+    executing_eagerly_outside_functions,
 )
 from tfcompat.util import tf_export as _tf_export
 from tfcompat import compat  # noqa: F401 - tf.compat.v1

@@ -21,3 +21,38 @@ def enable_eager_execution(config=None, device_policy=None, execution_mode=None)
 
 def executing_eagerly() -> bool:
     return False
+
+
+def executing_eagerly_outside_functions() -> bool:
+    return False
+
+
+def disable_control_flow_v2():
+    """Accepted: tfcompat builds TF1 control flow (Switch / Merge / Enter / Exit)."""
+
+
+def enable_control_flow_v2():
+    raise NotImplementedError(
+        "tfcompat builds TF1 control flow (Switch/Merge/Enter/Exit) only; graphs with TF2's "
+        "functional While/If are not built here"
+    )
+
+
+def control_flow_v2_enabled() -> bool:
+    return False
+
+
+def disable_v2_tensorshape():
+    """Accepted: tfcompat's TensorShape holds TF1 ``Dimension`` objects."""
+
+
+def enable_v2_tensorshape():
+    raise NotImplementedError("tfcompat's TensorShape follows TF1 (Dimension objects) only")
+
+
+def disable_tensor_equality():
+    """Accepted: tfcompat's Tensors compare by identity, as in TF1."""
+
+
+def enable_tensor_equality():
+    raise NotImplementedError("tfcompat's Tensors compare by identity (TF1) only")

@@ -296,6 +296,8 @@ def _tensor_scatter(combine):
 reference("TensorScatterUpdate")(_tensor_scatter(lambda old, new: new))
 reference("TensorScatterAdd")(_tensor_scatter(lambda old, new: old + new))
 reference("TensorScatterSub")(_tensor_scatter(lambda old, new: old - new))
+reference("TensorScatterMax")(_tensor_scatter(np.maximum))
+reference("TensorScatterMin")(_tensor_scatter(np.minimum))
 
 
 @reference("Roll")

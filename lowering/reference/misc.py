@@ -7,6 +7,8 @@ the volume-patch geometry and TF's kernel checks, shared with the JAX lowerings 
 
 from __future__ import annotations
 
+import time
+
 import farmhash
 import numpy as np
 
@@ -144,3 +146,8 @@ def _work_as_record(op, work):
 @reference("IdentityReaderV2")
 def _identity_reader(ctx, op):
     return _make_reader(ctx, op, _work_as_record)
+
+
+@reference("Timestamp")
+def _timestamp(ctx, op):
+    return np.float64(time.time())

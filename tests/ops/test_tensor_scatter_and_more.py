@@ -1,4 +1,4 @@
-"""tf.tensor_scatter_nd_update / _add / _sub, tf.roll, tf.meshgrid and
+"""tf.tensor_scatter_nd_update / _add / _sub / _max / _min, tf.roll, tf.meshgrid and
 tf.math.unsorted_segment_mean / _sqrt_n against TF 2.21: values, gradients, GraphDefs and
 TF's error for an index out of range."""
 
@@ -43,6 +43,25 @@ def test_values_and_gradients_match_tf():
 
 def test_graph_def_matches_tf():
     assert_same_graph_def(_program)
+
+
+def _min_max_program(tf):
+    # ties (an update equal to the element it meets, two updates of one element) split
+    # the gradient, as TF's does
+    t = tf.placeholder(tf.float32, [4, 3], name="t")
+    u = tf.placeholder(tf.float32, [3, 3], name="u")
+    rows = [[1], [3], [1]]
+    biggest = tf.tensor_scatter_nd_max(t, rows, u)
+    smallest = tf.tensor_scatter_nd_min(t, [[0, 1], [2, 2], [0, 1]], [1.0, 20.0, 1.0])
+    loss = tf.reduce_sum(biggest * biggest) + tf.reduce_sum(smallest * t)
+    grads = tf.gradients(loss, [t, u])
+    u_value = np.array([[4, 2, 5], [9, 0, 12], [4, 7, 1]], np.float32)
+    return [biggest, smallest] + grads, {t: T, u: u_value}
+
+
+def test_min_max_values_gradients_and_graph_match_tf():
+    assert_parity(_min_max_program, rtol=1e-6)
+    assert_same_graph_def(_min_max_program)
 
 
 def test_index_out_of_range_as_tf():

@@ -137,6 +137,19 @@ def test_cluster_spec_matches_tf(cluster):
     assert ours == tfcompat.train.ClusterSpec(ours)
     assert ours == tfcompat.train.ClusterSpec(cluster)
     assert ours != tfcompat.train.ClusterSpec({"x": ["y"]})
+    # the ClusterDef message, TF's bytes, and back
+    cluster_def = ours.as_cluster_def()
+    assert cluster_def.SerializeToString(deterministic=True) == (
+        theirs.as_cluster_def().SerializeToString(deterministic=True)
+    )
+    assert tfcompat.train.ClusterSpec(cluster_def) == ours
+    server = tfcompat.train.ServerDef(cluster=cluster_def, job_name=ours.jobs[-1], task_index=0)
+    their_server = tf1().train.ServerDef(
+        cluster=theirs.as_cluster_def(), job_name=theirs.jobs[-1], task_index=0
+    )
+    assert server.SerializeToString(deterministic=True) == their_server.SerializeToString(
+        deterministic=True
+    )
 
 
 def _error(call, *args):

@@ -106,3 +106,52 @@ def test_singular_monitored_session_and_stop_after_num_steps(fresh_writers):
                 runs += 1
             assert runs == 4 and sess.raw_session().run(step) == 4
         assert sess.should_stop()
+
+
+def _listened(tf, checkpoint_dir):
+    """A CheckpointSaverHook's listener calls, in order, with their global steps."""
+    calls = []
+
+    class Listener(tf.train.CheckpointSaverListener):
+        def begin(self):
+            calls.append(("begin",))
+
+        def before_save(self, session, global_step_value):
+            calls.append(("before_save", int(global_step_value)))
+
+        def after_save(self, session, global_step_value):
+            calls.append(("after_save", int(global_step_value)))
+
+        def end(self, session, global_step_value):
+            calls.append(("end", int(global_step_value)))
+
+    with tf.Graph().as_default():
+        step = tf.train.get_or_create_global_step()
+        tick = tf.assign_add(step, 1)
+        hook = tf.train.CheckpointSaverHook(checkpoint_dir, save_steps=2, listeners=[Listener()])
+        with tf.train.MonitoredSession(hooks=[hook]) as sess:
+            for _ in range(5):
+                sess.run(tick)
+    return calls
+
+
+def test_checkpoint_saver_listeners_are_called_as_in_tf(tmp_path, fresh_writers):
+    ours = _listened(tfcompat, str(tmp_path / "ours"))
+    theirs = _listened(tf1(), str(tmp_path / "theirs"))
+    assert ours == theirs and ours[0] == ("begin",) and ours[-1][0] == "end"
+
+
+def test_worker_session_creator_waits_for_a_ready_model():
+    with tfcompat.Graph().as_default():
+        tfcompat.Variable(1.0, name="v")
+        scaffold = tfcompat.train.Scaffold()
+        # a worker's Session only becomes ready when the chief has initialised the model;
+        # here nothing does, so it gives up after max_wait_secs as TF's does
+        creator = tfcompat.train.WorkerSessionCreator(scaffold=scaffold, max_wait_secs=0)
+        with pytest.raises(tfcompat.errors.DeadlineExceededError, match="not ready"):
+            creator.create_session()
+    with tfcompat.Graph().as_default():
+        tfcompat.constant(1.0)  # no variables: ready at once
+        creator = tfcompat.train.WorkerSessionCreator(max_wait_secs=0)
+        with tfcompat.train.MonitoredSession(session_creator=creator) as sess:
+            assert sess.run("Const:0") == 1.0

@@ -21,6 +21,7 @@ ThreadPoolOptionProto = config_pb2.ThreadPoolOptionProto
 SessionMetadata = config_pb2.SessionMetadata
 ClusterDef = config_pb2.ClusterDef
 JobDef = config_pb2.JobDef
+ServerDef = config_pb2.ServerDef
 StepStats = step_stats_pb2.StepStats
 
 
@@ -71,3 +72,14 @@ class RunMetadata:
 
     DESCRIPTOR = config_pb2.RunMetadata.DESCRIPTOR
     FunctionGraphs = config_pb2.RunMetadata.FunctionGraphs
+
+
+# TF exports these under tf.train (the cluster messages) and tf (the session messages).
+def _export():
+    from tfcompat.util.tf_export import export_constant
+
+    for name in ("ClusterDef", "JobDef", "ServerDef"):
+        export_constant(globals()[name], f"train.{name}")
+
+
+_export()

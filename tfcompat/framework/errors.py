@@ -6,6 +6,8 @@ TensorFlow's canonical error code, so ``except tf.errors.InvalidArgumentError`` 
 
 from __future__ import annotations
 
+import contextlib
+
 OK = 0
 CANCELLED = 1
 UNKNOWN = 2
@@ -127,3 +129,9 @@ def error_code_from_exception_type(cls) -> int:
         if klass is cls:
             return code
     return UNKNOWN
+
+
+@contextlib.contextmanager
+def raise_exception_on_not_ok_status():
+    """TF1's status context: errors are raised where they happen here, so it only yields."""
+    yield None

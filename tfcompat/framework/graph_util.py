@@ -32,6 +32,13 @@ def _node_name(name: str) -> str:
     return name.split(":")[0]
 
 
+@tf_export("graph_util.tensor_shape_from_node_def_name")
+def tensor_shape_from_node_def_name(graph, input_name):
+    """The static shape of the tensor ``input_name`` (``"node"`` means ``"node:0"``)."""
+    name = input_name if ":" in input_name else input_name + ":0"
+    return graph.get_tensor_by_name(name).get_shape()
+
+
 @tf_export("graph_util.extract_sub_graph")
 def extract_sub_graph(graph_def, dest_nodes):
     """The GraphDef of the nodes ``dest_nodes`` (node names) reach through their data and

@@ -13,7 +13,9 @@
   computes the exact top-k, and so do the kernels here), ``tf.nn.compute_average_loss`` and
   ``tf.nn.scale_regularization_loss`` (one replica: no distribution strategy in TF1 graphs);
 * ``tf.IdentityReader`` (``IdentityReaderV2``: a reader whose records are the queued work
-  strings, kept in the Session state as ``reader_ops``' readers are).
+  strings, kept in the Session state as ``reader_ops``' readers are);
+* ``tf.timestamp`` (``Timestamp``: the wall-clock time in seconds, a stateful host op read
+  each time the step runs it).
 
 Kernels: ``lowering/misc.py`` (jnp) and ``lowering/reference/misc.py`` (numpy).
 """
@@ -27,7 +29,7 @@ import numpy as np
 
 from tfcompat.framework import common_shapes, dtypes, tensor_shape
 from tfcompat.framework.constant_value import constant_value
-from tfcompat.framework.gradient_registry import RegisterGradient
+from tfcompat.framework.gradient_registry import RegisterGradient, no_gradient
 from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import apply_op, convert_to_tensor
 from tfcompat.framework.scopes import control_dependencies, name_scope
@@ -565,3 +567,22 @@ class IdentityReader(ReaderBase):
 
     def __init__(self, name=None):
         super().__init__(apply_op("IdentityReaderV2", name=name).outputs[0], True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Timestamp
+# ---------------------------------------------------------------------------------------------
+register_op(
+    "Timestamp",
+    outputs=["ts: float64"],
+    is_stateful=True,
+    host=True,
+    shape_fn=lambda op: [tensor_shape.scalar()],
+)
+no_gradient("Timestamp")
+
+
+@tf_export("timestamp")
+def timestamp(name=None):
+    """Seconds since the epoch (float64) when the op runs."""
+    return apply_op("Timestamp", name=name).outputs[0]

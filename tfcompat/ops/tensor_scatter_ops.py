@@ -17,6 +17,8 @@ _INDEX_TYPES = {
     "Update": "int16, int32, int64, uint16",
     "Add": "int32, int64",
     "Sub": "int32, int64",
+    "Max": "int32, int64",
+    "Min": "int32, int64",
 }
 for _kind, _index_types in _INDEX_TYPES.items():
     register_op(
@@ -45,7 +47,8 @@ def _scatter(kind):
             f"TensorScatter{kind}", name=name, tensor=tensor, indices=indices, updates=updates
         ).outputs[0]
 
-    scatter.__doc__ = f"A copy of ``tensor`` with ``updates`` {kind.lower()}d at ``indices``."
+    verb = {"Max": "maximum taken", "Min": "minimum taken"}.get(kind, f"{kind.lower()}d")
+    scatter.__doc__ = f"A copy of ``tensor`` with ``updates`` {verb} at ``indices``."
     return scatter
 
 
@@ -54,6 +57,8 @@ tensor_scatter_update = tf_export("tensor_scatter_nd_update", "tensor_scatter_up
 )
 tensor_scatter_add = tf_export("tensor_scatter_nd_add", "tensor_scatter_add")(_scatter("Add"))
 tensor_scatter_sub = tf_export("tensor_scatter_nd_sub", "tensor_scatter_sub")(_scatter("Sub"))
+tensor_scatter_max = tf_export("tensor_scatter_nd_max")(_scatter("Max"))
+tensor_scatter_min = tf_export("tensor_scatter_nd_min")(_scatter("Min"))
 
 
 @RegisterGradient("TensorScatterUpdate")
@@ -177,3 +182,22 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
         n = _segment_counts(data, segment_ids, num_segments)
         summed = segment_ops.unsorted_segment_sum(data, segment_ids, num_segments)
         return _with_segment_shape(summed / math_ops.sqrt(n), summed)
+
+
+@RegisterGradient("TensorScatterMax")
+@RegisterGradient("TensorScatterMin")
+def _tensor_scatter_min_or_max_grad(op, grad):
+    """TF's: the gradient goes to the elements equal to the output, split between ties."""
+    from tfcompat.framework import dtypes
+    from tfcompat.ops import array_ops, gather_ops, math_ops
+
+    indices, x, y, output = op.inputs[1], op.inputs[0], op.inputs[2], op.outputs[0]
+    x_indicators = math_ops.cast(math_ops.equal(x, output), grad.dtype)
+    y_output = gather_ops.gather_nd(output, indices)
+    y_indicators = math_ops.cast(math_ops.equal(y, y_output), grad.dtype)
+    shape = array_ops.shape(x, out_type=indices.dtype.base_dtype or dtypes.int32)
+    ys_indicators = gather_ops.scatter_nd(indices, y_indicators, shape)
+    indicators = x_indicators + ys_indicators  # every element is >= 1
+    x_grad = grad * x_indicators / indicators
+    y_grad = gather_ops.gather_nd(grad / indicators, indices) * y_indicators
+    return [x_grad, None, y_grad]

@@ -30,6 +30,12 @@ def is_tensor(x):
     return isinstance(x, (Tensor, SparseTensor, Variable)) or hasattr(x, "_as_graph_element")
 
 
+@tf_export("is_symbolic_tensor")
+def is_symbolic_tensor(tensor):
+    """Whether ``tensor`` is a graph tensor (every Tensor is, in TF1 graphs)."""
+    return isinstance(tensor, Tensor)
+
+
 @tf_export("get_static_value")
 def get_static_value(tensor, partial=False):
     """The value of ``tensor`` when the graph determines it (constants and arithmetic on

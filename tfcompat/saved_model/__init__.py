@@ -4,7 +4,7 @@ tagged MetaGraphDefs with their SignatureDefs) and ``variables/variables.*`` (a 
 TF serves or loads what is written here, and tfcompat loads TF's. Assets (files a graph
 reads, such as vocabularies) are not copied."""
 
-from tfcompat.saved_model import builder, loader, signature_def_utils, utils  # noqa: F401
+from tfcompat.saved_model import builder, loader, main_op, signature_def_utils, utils  # noqa: F401
 from tfcompat.saved_model.constants import (  # noqa: F401
     signature_constants,
     tag_constants,

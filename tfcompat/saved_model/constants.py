@@ -15,6 +15,8 @@ ASSETS_DIRECTORY = "assets"
 ASSETS_KEY = "saved_model_assets"
 MAIN_OP_KEY = "saved_model_main_op"
 LEGACY_INIT_OP_KEY = "legacy_init_op"
+DEBUG_DIRECTORY = "debug"
+DEBUG_INFO_FILENAME_PB = "saved_model_debug_info.pb"
 
 tag_constants = types.SimpleNamespace(
     SERVING="serve", TRAINING="train", EVAL="eval", GPU="gpu", TPU="tpu"
@@ -25,7 +27,12 @@ signature_constants = types.SimpleNamespace(
     PREDICT_INPUTS="inputs",
     PREDICT_OUTPUTS="outputs",
     CLASSIFY_METHOD_NAME="tensorflow/serving/classify",
+    CLASSIFY_INPUTS="inputs",
+    CLASSIFY_OUTPUT_CLASSES="classes",
+    CLASSIFY_OUTPUT_SCORES="scores",
     REGRESS_METHOD_NAME="tensorflow/serving/regress",
+    REGRESS_INPUTS="inputs",
+    REGRESS_OUTPUTS="outputs",
 )
 
 for _name in (
@@ -38,6 +45,8 @@ for _name in (
     "ASSETS_KEY",
     "MAIN_OP_KEY",
     "LEGACY_INIT_OP_KEY",
+    "DEBUG_DIRECTORY",
+    "DEBUG_INFO_FILENAME_PB",
 ):
     export_constant(globals()[_name], f"saved_model.constants.{_name}", f"saved_model.{_name}")
 for _name, _value in vars(tag_constants).items():

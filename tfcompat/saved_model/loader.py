@@ -40,7 +40,9 @@ def _parse(export_dir):
 
 
 @tf_export(
-    "saved_model.loader.maybe_saved_model_directory", "saved_model.maybe_saved_model_directory"
+    "saved_model.loader.maybe_saved_model_directory",
+    "saved_model.maybe_saved_model_directory",
+    "saved_model.contains_saved_model",
 )
 def maybe_saved_model_directory(export_dir):
     """Whether ``export_dir`` holds a ``saved_model.pb`` or ``.pbtxt``."""

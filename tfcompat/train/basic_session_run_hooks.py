@@ -199,6 +199,24 @@ def _summary_writer(logdir):
     return FileWriterCache.get(logdir)
 
 
+@tf_export("train.CheckpointSaverListener")
+class CheckpointSaverListener:
+    """Called around each save of a ``CheckpointSaverHook`` (``listeners=``):
+    ``begin``, ``before_save``, ``after_save`` (returning True stops training), ``end``."""
+
+    def begin(self):
+        pass
+
+    def before_save(self, session, global_step_value):
+        pass
+
+    def after_save(self, session, global_step_value):
+        pass
+
+    def end(self, session, global_step_value):
+        pass
+
+
 @tf_export("train.CheckpointSaverHook")
 class CheckpointSaverHook(SessionRunHook):
     """Saves ``<checkpoint_dir>/model.ckpt-<step>`` at session creation, every

@@ -11,7 +11,7 @@ raises ``UnimplementedError``; a multi-host run here is one JAX program per host
 from __future__ import annotations
 
 from tfcompat.framework import device_spec, errors
-from tfcompat.framework.proto import node_def_pb2
+from tfcompat.framework.proto import config_pb2, node_def_pb2
 from tfcompat.platform import tf_logging
 from tfcompat.util.tf_export import tf_export
 
@@ -55,6 +55,8 @@ class ClusterSpec:
     def __init__(self, cluster):
         if isinstance(cluster, ClusterSpec):
             cluster = cluster._cluster_spec
+        elif isinstance(cluster, config_pb2.ClusterDef):
+            cluster = {job.name: dict(job.tasks) for job in cluster.job}
         elif not isinstance(cluster, dict):
             raise TypeError(
                 "`cluster` must be a dictionary mapping one or more job names to lists of "
@@ -97,6 +99,15 @@ class ClusterSpec:
         table = self.as_dict()
         items = ", ".join(f"{k!r}: {table[k]!r}" for k in sorted(table))
         return "ClusterSpec({" + items + "})"
+
+    def as_cluster_def(self):
+        """The ``tf.train.ClusterDef`` message of this cluster (jobs in name order)."""
+        cluster = config_pb2.ClusterDef()
+        for job_name in sorted(self._cluster_spec):
+            job = cluster.job.add(name=job_name)
+            for index, address in sorted(self._cluster_spec[job_name].items()):
+                job.tasks[index] = address
+        return cluster
 
     def as_dict(self):
         """Job name -> list of addresses (a dict of index -> address where indices have

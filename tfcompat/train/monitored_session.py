@@ -150,6 +150,34 @@ class SessionCreator:
         raise NotImplementedError("create_session is not implemented for " + type(self).__name__)
 
 
+@tf_export("train.WorkerSessionCreator")
+class WorkerSessionCreator(SessionCreator):
+    """A non-chief's Session: it waits (``max_wait_secs``) until the model is ready, as
+    the chief initialises or restores it, then runs the local init op. Variables live in
+    each Session here (there is no parameter server), so a worker waits for a model
+    initialised in its own Session, which TF's local runtime would not do either."""
+
+    def __init__(self, scaffold=None, master="", config=None, max_wait_secs=30 * 60):
+        self._scaffold = scaffold or Scaffold()
+        self._master = master
+        self._config = config
+        self._max_wait_secs = max_wait_secs
+
+    def create_session(self):
+        from tfcompat.train import session_manager
+
+        scaffold = self._scaffold.finalize()
+        manager = session_manager.SessionManager(
+            local_init_op=scaffold.local_init_op,
+            local_init_feed_dict=scaffold.local_init_feed_dict,
+            ready_op=scaffold.ready_op,
+            ready_for_local_init_op=scaffold.ready_for_local_init_op,
+        )
+        return manager.wait_for_session(
+            self._master, config=self._config, max_wait_secs=self._max_wait_secs
+        )
+
+
 @tf_export("train.ChiefSessionCreator")
 class ChiefSessionCreator(SessionCreator):
     """A Session with the model restored from the latest checkpoint of ``checkpoint_dir``

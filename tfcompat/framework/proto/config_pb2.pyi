@@ -303,6 +303,24 @@ class ClusterDef(_message.Message):
     job: _containers.RepeatedCompositeFieldContainer[JobDef]
     def __init__(self, job: _Optional[_Iterable[_Union[JobDef, _Mapping]]] = ...) -> None: ...
 
+class ServerDef(_message.Message):
+    __slots__ = ("cluster", "job_name", "task_index", "default_session_config", "protocol", "port", "replica")
+    CLUSTER_FIELD_NUMBER: _ClassVar[int]
+    JOB_NAME_FIELD_NUMBER: _ClassVar[int]
+    TASK_INDEX_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_SESSION_CONFIG_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_FIELD_NUMBER: _ClassVar[int]
+    PORT_FIELD_NUMBER: _ClassVar[int]
+    REPLICA_FIELD_NUMBER: _ClassVar[int]
+    cluster: ClusterDef
+    job_name: str
+    task_index: int
+    default_session_config: ConfigProto
+    protocol: str
+    port: int
+    replica: int
+    def __init__(self, cluster: _Optional[_Union[ClusterDef, _Mapping]] = ..., job_name: _Optional[str] = ..., task_index: _Optional[int] = ..., default_session_config: _Optional[_Union[ConfigProto, _Mapping]] = ..., protocol: _Optional[str] = ..., port: _Optional[int] = ..., replica: _Optional[int] = ...) -> None: ...
+
 class SessionMetadata(_message.Message):
     __slots__ = ("name", "version")
     NAME_FIELD_NUMBER: _ClassVar[int]
