@@ -259,6 +259,55 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
     return cond_lib.cond(pred, true_fn, false_fn, strict, name, fn1, fn2)
 
 
+@tf_export("switch_case")
+def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
+    """Runs ``branch_fns[branch_index]`` (a list of callables, or ``(int, callable)``
+    pairs or a dict covering ``0..n-1``); an index out of range runs ``default``, or the
+    last branch without one.
+
+    TF 2.21 emits a functional ``Case`` op; here it is a chain of TF1 ``cond``s (one per
+    branch but the last, testing ``branch_index == i``), which computes the same values
+    and gradients with the TF1 control flow this package lowers."""
+    from tfcompat.framework import scopes
+    from tfcompat.framework.tensor import Tensor
+    from tfcompat.ops import cond as cond_lib
+    from tfcompat.ops import math_ops
+
+    if not isinstance(branch_index, Tensor):
+        raise TypeError(f"'branch_index' must be a Tensor, got {type(branch_index)}")
+    if not branch_index.dtype.is_integer:
+        raise TypeError(f"'branch_index' must be an integer Tensor, got {branch_index.dtype}")
+    if not branch_fns:
+        raise ValueError("Must provide at least one item in 'branch_fns'")
+    if not isinstance(branch_fns, (list, tuple, dict)):
+        raise TypeError("'branch_fns' must be a list, tuple, or dict")
+    pairs = list(branch_fns.items()) if isinstance(branch_fns, dict) else list(branch_fns)
+    if all(callable(fn) for fn in pairs):
+        pairs = list(enumerate(pairs))
+    for pair in pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError(f"Each entry in 'branch_fns' must be a 2-tuple. Received {pair}.")
+        key, fn = pair
+        if not isinstance(key, int):
+            raise TypeError(f"key must be a Python `int`, got {type(key)}")
+        if not callable(fn):
+            raise TypeError(f"fn for key {key} must be callable.")
+    keys = [key for key, _ in pairs]
+    if min(keys) < 0 or max(keys) >= len(keys) or len(set(keys)) != len(keys):
+        raise ValueError(
+            f"branch indices (keys) must form contiguous range of [0 to {len(keys)}) but "
+            f"found {{{','.join(map(str, sorted(keys)))}}}"
+        )
+    actions = [fn for _, fn in sorted(pairs, key=lambda p: p[0])]
+    if default is not None:
+        actions.append(default)
+    with scopes.name_scope(name, "case", [branch_index]):
+        if len(actions) == 1:
+            return actions[0]()
+        pairs = [(math_ops.equal(branch_index, i), fn) for i, fn in enumerate(actions[:-1])]
+        return cond_lib.case(pairs, default=actions[-1], name=None)
+
+
 @tf_export("case")
 def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
     """``tf.case`` (TF1): see ``tfcompat.ops.cond``."""
