@@ -21,11 +21,12 @@ def _tf_message(name):
         config_pb2,
         rewriter_config_pb2,
         rpc_options_pb2,
+        tensorflow_server_pb2,
     )
 
     modules = (
         config_pb2, tf_step_stats, rewriter_config_pb2, cluster_pb2, rpc_options_pb2,
-        allocation_description_pb2, tensor_description_pb2,
+        allocation_description_pb2, tensor_description_pb2, tensorflow_server_pb2,
     )  # fmt: skip
     for module in modules:
         message = module

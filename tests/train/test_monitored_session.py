@@ -155,3 +155,67 @@ def test_worker_session_creator_waits_for_a_ready_model():
         creator = tfcompat.train.WorkerSessionCreator(max_wait_secs=0)
         with tfcompat.train.MonitoredSession(session_creator=creator) as sess:
             assert sess.run("Const:0") == 1.0
+
+
+def _profiled(tf, output_dir):
+    import glob
+    import json
+
+    with tf.Graph().as_default():
+        step = tf.train.get_or_create_global_step()
+        w = tf.Variable(1.0)
+        train = tf.group(tf.assign_add(w, 1.0), tf.assign_add(step, 1))
+        hook = tf.train.ProfilerHook(save_steps=2, output_dir=output_dir)
+        with tf.train.MonitoredTrainingSession(
+            hooks=[hook],
+            save_summaries_steps=None,
+            save_checkpoint_secs=None,
+            log_step_count_steps=None,
+        ) as sess:
+            for _ in range(5):
+                sess.run(train)
+        tf.summary.FileWriterCache.get(output_dir).flush()
+    files = sorted(os.path.basename(f) for f in glob.glob(os.path.join(output_dir, "timeline-*")))
+    with open(os.path.join(output_dir, files[0])) as f:
+        trace = json.load(f)["traceEvents"]
+    tags = [
+        e.tagged_run_metadata.tag
+        for name in glob.glob(os.path.join(output_dir, "events*"))
+        for e in tf1().train.summary_iterator(name)
+        if e.HasField("tagged_run_metadata")
+    ]
+    return files, trace, tags
+
+
+def test_profiler_hook_writes_tf_timelines_and_run_metadata(tmp_path, fresh_writers):
+    files, trace, tags = _profiled(tfcompat, str(tmp_path / "ours"))
+    their_files, their_trace, their_tags = _profiled(tf1(), str(tmp_path / "theirs"))
+    assert files == their_files == ["timeline-2.json", "timeline-4.json"]
+    assert tags == their_tags == ["step_2", "step_4"]
+    # Chrome trace events as TF's timeline writes them: a named process per device and a
+    # complete event per traced unit (a segment here, a node in TF)
+    for events in (trace, their_trace):
+        assert any(e["ph"] == "M" and e["name"] == "process_name" for e in events)
+        complete = [e for e in events if e["ph"] == "X"]
+        assert complete and all({"ts", "dur", "pid", "args"} <= set(e) for e in complete)
+    assert {e["name"] for e in trace if e["ph"] == "X"} == {"DeviceSegment"}
+
+
+def test_hook_run_options_merge_into_the_callers():
+    seen = []
+
+    class Tracing(tfcompat.train.SessionRunHook):
+        def before_run(self, run_context):
+            return tfcompat.train.SessionRunArgs(
+                None, options=tfcompat.RunOptions(trace_level=1, timeout_in_ms=5)
+            )
+
+        def after_run(self, run_context, run_values):
+            seen.append((run_values.options.trace_level, run_values.options.timeout_in_ms))
+            seen.append(len(run_values.run_metadata.step_stats.dev_stats))
+
+    with tfcompat.Graph().as_default():
+        x = tfcompat.constant(1.0) * 2.0
+        with tfcompat.train.MonitoredSession(hooks=[Tracing()]) as sess:
+            sess.run(x, options=tfcompat.RunOptions(trace_level=3, timeout_in_ms=1))
+    assert seen == [(3, 5), 1]

@@ -199,6 +199,56 @@ def _summary_writer(logdir):
     return FileWriterCache.get(logdir)
 
 
+@tf_export("train.ProfilerHook")
+class ProfilerHook(SessionRunHook):
+    """Every ``save_steps`` steps (or ``save_secs``), traces one run and writes
+    ``timeline-<step>.json`` (Chrome trace format) to ``output_dir``, and adds the run's
+    metadata to that directory's events file, as TF's hook does. A step's trace here has
+    one entry per segment of the step (``lowering/step_trace.py``)."""
+
+    def __init__(
+        self, save_steps=None, save_secs=None, output_dir="", show_dataflow=True, show_memory=False
+    ):
+        self._output_file = os.path.join(output_dir, "timeline-{}.json")
+        self._file_writer = _summary_writer(output_dir)
+        self._show_dataflow = show_dataflow
+        self._show_memory = show_memory
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+
+    def begin(self):
+        self._next_step = None
+        self._global_step_tensor = _global_step_read(self)
+
+    def before_run(self, run_context):
+        from tfcompat.client.config import RunOptions
+
+        self._request_summary = self._next_step is not None and self._timer.should_trigger_for_step(
+            self._next_step
+        )
+        options = RunOptions(trace_level=RunOptions.FULL_TRACE) if self._request_summary else None
+        return SessionRunArgs({"global_step": self._global_step_tensor}, options=options)
+
+    def after_run(self, run_context, run_values):
+        stale_global_step = run_values.results["global_step"]
+        if self._next_step is None:
+            self._timer.update_last_triggered_step(stale_global_step)
+        global_step = stale_global_step + 1
+        if self._request_summary:
+            global_step = run_context.session.run(self._global_step_tensor)
+            self._timer.update_last_triggered_step(global_step)
+            self._save(global_step, run_values.run_metadata.step_stats)
+            self._file_writer.add_run_metadata(run_values.run_metadata, f"step_{global_step}")
+        self._next_step = global_step + 1
+
+    def _save(self, step, step_stats):
+        from lowering import step_trace
+
+        path = self._output_file.format(step)
+        _logger.info("Saving timeline for %d into '%s'.", step, path)
+        with open(path, "w") as f:
+            f.write(step_trace.chrome_trace(step_stats, self._show_dataflow, self._show_memory))
+
+
 @tf_export("train.CheckpointSaverListener")
 class CheckpointSaverListener:
     """Called around each save of a ``CheckpointSaverHook`` (``listeners=``):

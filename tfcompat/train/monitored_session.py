@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 
+from tfcompat.client.config import RunMetadata, RunOptions
 from tfcompat.framework import errors
 from tfcompat.framework import graph as graph_lib
 from tfcompat.framework.graph import GraphKeys
@@ -240,10 +241,17 @@ class _HookedRunner:
         context = SessionRunContext(SessionRunArgs(fetches, feed_dict), self.sess)
         all_fetches = {"caller": fetches}
         hook_feeds = {}
+        # As TF's: hooks' RunOptions merge into the caller's (the larger trace level, ...)
+        # and every run has a RunMetadata for hooks to read (ProfilerHook's traces).
+        run_options = RunOptions()
+        if options is not None:
+            run_options.CopyFrom(options)
         for hook in self.hooks:
             request = hook.before_run(context)
             if request is None:
                 continue
+            if request.options is not None:
+                _merge_run_options(run_options, request.options)
             if request.fetches is not None:
                 all_fetches[hook] = request.fetches
             if request.feed_dict:
@@ -254,14 +262,28 @@ class _HookedRunner:
                 feed_dict, hook_feeds, "Same tensor is fed by a SessionRunHook and user."
             )
         feeds = {**hook_feeds, **(feed_dict or {})} if hook_feeds else feed_dict
+        if run_metadata is None:
+            run_metadata = RunMetadata()
         outputs = self.sess.run(
-            all_fetches, feed_dict=feeds, options=options, run_metadata=run_metadata
+            all_fetches, feed_dict=feeds, options=run_options, run_metadata=run_metadata
         )
         for hook in self.hooks:
-            values = SessionRunValues(outputs.get(hook), options, run_metadata)
+            values = SessionRunValues(outputs.get(hook), run_options, run_metadata)
             hook.after_run(context, values)
         self.stop_requested = self.stop_requested or context.stop_requested
         return outputs["caller"]
+
+
+def _merge_run_options(options, incoming):
+    """TF's rule: each setting takes the larger of the two requests."""
+    for field in (
+        "trace_level",
+        "timeout_in_ms",
+        "inter_op_thread_pool",
+        "output_partition_graphs",
+        "report_tensor_allocations_upon_oom",
+    ):
+        setattr(options, field, max(getattr(options, field), getattr(incoming, field)))
 
 
 def _check_disjoint(a, b, message):
