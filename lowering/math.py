@@ -181,6 +181,16 @@ def _matmul(ctx, op, a, b):
     return lax.dot_general(a, b, dims, preferred_element_type=a.dtype)
 
 
+@lowering("SparseMatMul")
+def _sparse_matmul(ctx, op, a, b):
+    """Dense on XLA (the sparsity hints choose TF's CPU kernel); float32 out."""
+    contract_a = 0 if op.attrs["transpose_a"] else 1
+    contract_b = 1 if op.attrs["transpose_b"] else 0
+    dims = (((contract_a,), (contract_b,)), ((), ()))
+    a, b = jnp.asarray(a, jnp.float32), jnp.asarray(b, jnp.float32)
+    return lax.dot_general(a, b, dims, preferred_element_type=jnp.float32)
+
+
 @lowering("BatchMatMul", "BatchMatMulV2")
 def _batch_matmul(ctx, op, x, y):
     if op.attrs["adj_x"]:

@@ -267,6 +267,15 @@ def _matmul(ctx, op, a, b):
     return _product(np.asarray(a), np.asarray(b))
 
 
+@reference("SparseMatMul")
+def _sparse_matmul(ctx, op, a, b):
+    a = np.asarray(a).astype(np.float32)
+    b = np.asarray(b).astype(np.float32)
+    a = a.T if op.attrs["transpose_a"] else a
+    b = b.T if op.attrs["transpose_b"] else b
+    return np.matmul(a, b).astype(np.float32)
+
+
 @reference("BatchMatMul", "BatchMatMulV2")
 def _batch_matmul(ctx, op, x, y):
     x, y = np.asarray(x), np.asarray(y)

@@ -3,7 +3,7 @@ and their gradients. ``math_ops`` re-exports ``matmul``."""
 
 from __future__ import annotations
 
-from tfcompat.framework import common_shapes, scopes, tensor_shape
+from tfcompat.framework import common_shapes, dtypes, scopes, tensor_shape
 from tfcompat.framework.gradient_registry import RegisterGradient
 from tfcompat.framework.op_def import register_op
 from tfcompat.framework.op_helper import apply_op, convert_to_tensor
@@ -50,6 +50,40 @@ register_op(
     ],
     shape_fn=_matmul_shape,
 )
+
+
+register_op(
+    "SparseMatMul",
+    inputs=["a: Ta", "b: Tb"],
+    outputs=["product: float"],
+    attrs=[
+        "transpose_a: bool = false",
+        "transpose_b: bool = false",
+        "a_is_sparse: bool = false",
+        "b_is_sparse: bool = false",
+        "Ta: {float, bfloat16} = DT_FLOAT",
+        "Tb: {float, bfloat16} = DT_FLOAT",
+    ],
+    shape_fn=_matmul_shape,
+)
+
+
+@tf_export("sparse_matmul")
+def sparse_matmul(
+    a, b, transpose_a=False, transpose_b=False, a_is_sparse=False, b_is_sparse=False, name=None
+):
+    """``SparseMatMul``: a float32 product of float32 / bfloat16 matrices, TF's kernel for
+    operands marked mostly zero (the ``*_is_sparse`` hints; XLA computes it densely)."""
+    return apply_op(
+        "SparseMatMul",
+        name=name,
+        a=a,
+        b=b,
+        transpose_a=transpose_a,
+        transpose_b=transpose_b,
+        a_is_sparse=a_is_sparse,
+        b_is_sparse=b_is_sparse,
+    ).outputs[0]
 
 
 def _batch_matmul_shape(op, broadcast_batch):
@@ -156,6 +190,26 @@ def matmul(
             a, transpose_a = unary_math_ops.conj(a), True
         if adjoint_b:
             b, transpose_b = unary_math_ops.conj(b), True
+        # As TF: sparse hints on float32 / bfloat16 operands, or bfloat16 mixed with another
+        # float type, make a SparseMatMul (whose product is float32).
+        sparse_types = (dtypes.float32, dtypes.bfloat16)
+        a_type, b_type = a.dtype.base_dtype, b.dtype.base_dtype
+        use_sparse = (
+            (a_is_sparse or b_is_sparse) and a_type in sparse_types and b_type in sparse_types
+        )
+        quantized = (dtypes.int8, dtypes.uint8)
+        if a_type != b_type and (
+            (a_type == dtypes.bfloat16 and b_type not in quantized)
+            or (b_type == dtypes.bfloat16 and a_type not in quantized)
+        ):
+            use_sparse = True
+        if use_sparse:
+            product = sparse_matmul(
+                a, b, transpose_a, transpose_b, a_is_sparse, b_is_sparse, name=name
+            )
+            if a_type == dtypes.bfloat16 and b_type == dtypes.bfloat16:
+                product = math_ops.cast(product, dtypes.bfloat16)
+            return product
         return apply_op(
             "MatMul",
             name=name,
@@ -263,3 +317,38 @@ def _batch_matmul_v2_grad(op, grad):
 
 
 from tfcompat.ops import math_ops  # noqa: E402 - math_ops imports this module
+
+
+@RegisterGradient("SparseMatMul")
+def _sparse_matmul_grad(op, grad):
+    """TF's: MatMuls (SparseMatMuls where an operand is marked sparse, and ``grad`` when
+    it comes from a ReluGrad) cast back to each input's dtype."""
+    from tfcompat.ops import array_ops
+
+    is_sparse = {
+        id(op.inputs[0]): op.attrs["a_is_sparse"],
+        id(op.inputs[1]): op.attrs["b_is_sparse"],
+        id(grad): grad.op.type == "ReluGrad",
+    }
+
+    def product(t1, t2, out_dtype, transpose_a=False, transpose_b=False):
+        t1_sparse, t2_sparse = is_sparse[id(t1)], is_sparse[id(t2)]
+        if transpose_b:
+            t2, transpose_b = array_ops.transpose(t2), False
+        prod = matmul(t1, t2, transpose_a=transpose_a, a_is_sparse=t1_sparse, b_is_sparse=t2_sparse)
+        return prod if prod.dtype == out_dtype else math_ops.cast(prod, out_dtype)
+
+    a, b = op.inputs
+    ta, tb = op.attrs["transpose_a"], op.attrs["transpose_b"]
+    if not ta and not tb:
+        return product(grad, b, a.dtype, transpose_b=True), product(
+            a, grad, b.dtype, transpose_a=True
+        )
+    if not ta and tb:
+        return product(grad, b, a.dtype), product(grad, a, b.dtype, transpose_a=True)
+    if ta and not tb:
+        return product(b, grad, a.dtype, transpose_b=True), product(a, grad, b.dtype)
+    return (
+        product(b, grad, a.dtype, transpose_a=True, transpose_b=True),
+        product(grad, a, b.dtype, transpose_a=True, transpose_b=True),
+    )
