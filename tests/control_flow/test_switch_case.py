@@ -28,7 +28,9 @@ def test_values_and_gradients_match_tf(index):
 
 
 @pytest.mark.parametrize(
-    "branch_fns", [[], [(1, lambda: 1.0)], "x", [(0, 1.0)], [(0.0, lambda: 1.0)]], ids=repr
+    "branch_fns",
+    [[], [(1, lambda: 1.0)], "x", [(0, 1.0)], [(0.0, lambda: 1.0)]],
+    ids=["empty", "keys_not_from_0", "not_a_list", "not_callable", "float_key"],
 )
 def test_argument_errors_match_tf(branch_fns):
     def error(tf):
