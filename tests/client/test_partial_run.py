@@ -69,5 +69,12 @@ def test_partial_run_refuses_undeclared_feeds_and_op_fetches():
         with pytest.raises(RuntimeError, match="requires empty `target_list`"):
             sess.partial_run(h, noop, {a: 1.0})
         assert sess.partial_run(h, r, {a: 1.5}) == 3.0
+        # a refused call feeds nothing: ``b`` can still be fed after it
+        b = tfcompat.placeholder(tfcompat.float32, [], name="b")
+        total = a + b
+        h = sess.partial_run_setup([total], [a, b])
+        with pytest.raises(tfcompat.errors.InvalidArgumentError, match="Fetch b:0 can't be"):
+            sess.partial_run(h, total, {a: 1.0})
+        assert sess.partial_run(h, total, {a: 1.0, b: 2.0}) == 3.0
         with pytest.raises(tfcompat.errors.InvalidArgumentError, match="Must run 'setup'"):
             sess.partial_run("not-a-handle", r, {a: 1.0})

@@ -11,6 +11,7 @@ Session records its ConfigProto and otherwise leaves it alone.
 from __future__ import annotations
 
 from tfcompat.framework.proto import config_pb2, step_stats_pb2
+from tfcompat.util.tf_export import export_constant
 
 ConfigProto = config_pb2.ConfigProto
 GPUOptions = config_pb2.GPUOptions
@@ -74,12 +75,6 @@ class RunMetadata:
     FunctionGraphs = config_pb2.RunMetadata.FunctionGraphs
 
 
-# TF exports these under tf.train (the cluster messages) and tf (the session messages).
-def _export():
-    from tfcompat.util.tf_export import export_constant
-
-    for name in ("ClusterDef", "JobDef", "ServerDef"):
-        export_constant(globals()[name], f"train.{name}")
-
-
-_export()
+# TF exports the cluster messages under tf.train (the session ones are tf.* names).
+for _name in ("ClusterDef", "JobDef", "ServerDef"):
+    export_constant(globals()[_name], f"train.{_name}")

@@ -166,15 +166,17 @@ def _run(session, state, fetch_map, feed_dict):
             raise errors.InvalidArgumentError(
                 None, None, f"The fetch {tensor.name} has already been fetched."
             )
+    before = dict(state.fed)
     state.fed.update(feeds)
     blocked = state.blocked_ops()
     for tensor in fetch_map.tensors:
         if tensor.op in blocked and tensor not in state.known():
+            missing = state.missing_feed(tensor)
+            state.fed = before  # a refused call feeds nothing, as in TF
             raise errors.InvalidArgumentError(
                 None,
                 None,
-                f"Fetch {state.missing_feed(tensor).name} can't be computed from the feeds "
-                "that have been fed so far.",
+                f"Fetch {missing.name} can't be computed from the feeds that have been fed so far.",
             )
     remaining = [
         e
