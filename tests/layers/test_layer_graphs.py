@@ -112,6 +112,8 @@ def _batch_norms(tf):
     tf.layers.batch_normalization(tf.placeholder(tf.float32, [None, 2, 2, 2, 3]), training=True)
     tf.layers.batch_normalization(x, training=True, gamma_regularizer=tf.nn.l2_loss, name="bn")
     tf.layers.batch_normalization(x, training=True, name="bn", reuse=True)
+    tf.layers.batch_normalization(tf.ones([4, 4, 4, 3]), training=True, virtual_batch_size=2)
+    tf.layers.batch_normalization(tf.ones([6, 3]), training=t, virtual_batch_size=3)
 
 
 def _layer_objects(tf):
@@ -261,6 +263,12 @@ _ERROR_CASES = {
     "bn axis type": lambda tf: tf.layers.BatchNormalization(axis="x"),
     "bn undefined axis": lambda tf: tf.layers.batch_normalization(
         tf.placeholder(tf.float32, [None, None])
+    ),
+    "bn ghost axis 0": lambda tf: tf.layers.batch_normalization(
+        tf.ones([4, 3]), axis=0, virtual_batch_size=2
+    ),
+    "bn ghost size": lambda tf: tf.layers.batch_normalization(
+        tf.ones([4, 3]), virtual_batch_size=-1
     ),
     "reuse missing": lambda tf: tf.layers.dense(tf.ones([2, 3]), 2, name="nope", reuse=True),
     "kwarg": lambda tf: tf.layers.Dense(2, bogus=1),

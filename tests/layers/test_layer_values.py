@@ -158,8 +158,10 @@ def _batch_norm_steps(x_shape, **options):
         ((6, 3), {}),  # composite
         ((4, 3, 3, 2), {"center": False, "scale": False, "epsilon": 0.1}),
         ((4, 2, 2, 2, 2), {}),  # fused NDHWC
+        ((4, 3, 3, 2), {"virtual_batch_size": 2}),  # ghost batches of 2
+        ((6, 3), {"virtual_batch_size": 3, "axis": 1}),
     ],
-    ids=["fused", "composite4d", "nchw", "2d", "no-params", "5d"],
+    ids=["fused", "composite4d", "nchw", "2d", "no-params", "5d", "ghost4d", "ghost2d"],
 )
 def test_batch_norm_training_and_moving_averages_match_tf(shape, options):
     _assert_histories(_batch_norm_steps(shape, **options), steps=4, rtol=2e-5, atol=2e-5)

@@ -9,7 +9,11 @@ legacy layer (Keras's v1 batch normalization) builds them.
   ``moving -= (moving - batch) * (1 - momentum)`` ops (named ``AssignMovingAvg``) that go to
   ``UPDATE_OPS`` and must be run by the caller, as in TF; the fused path's batch variance
   has Bessel's correction, the composite path's has not.
-* ``renorm``, ``virtual_batch_size`` and ``adjustment`` raise NotImplementedError.
+* ``virtual_batch_size`` (ghost batch norm) reshapes the batch to ``[virtual_batch_size,
+  -1, ...]`` and normalizes over the first dimension, as TF's legacy layer does (groups are
+  every ``batch / virtual_batch_size``-th example); the moving statistics take the mean of
+  the groups' statistics, and the parameters get TF's extra dimension.
+* ``renorm`` and ``adjustment`` raise NotImplementedError.
 """
 
 from __future__ import annotations
@@ -71,11 +75,7 @@ class BatchNormalization(Layer):
                 "Expected an int or a list/tuple of ints for the argument 'axis', but "
                 f"received: {axis!r}"
             )
-        for feature, value in (
-            ("renorm", renorm),
-            ("virtual_batch_size", virtual_batch_size),
-            ("adjustment", adjustment),
-        ):
+        for feature, value in (("renorm", renorm), ("adjustment", adjustment)):
             if value:
                 raise NotImplementedError(f"tf.layers.BatchNormalization({feature}=...)")
         del renorm_clipping, renorm_momentum
@@ -92,6 +92,7 @@ class BatchNormalization(Layer):
         self.beta_constraint = beta_constraint
         self.gamma_constraint = gamma_constraint
         self.renorm = False
+        self.virtual_batch_size = virtual_batch_size
         self.fused = True if fused is None else fused  # v1: decided again in build
         self.supports_masking = True
 
@@ -104,6 +105,7 @@ class BatchNormalization(Layer):
     def _fused_can_be_used(self):
         return (
             len(self.axis) == 1
+            and self.virtual_batch_size is None
             and self.axis[0] in _FUSED_AXES
             and self.dtype in ("float16", "bfloat16", "float32", None)
         )
@@ -112,6 +114,18 @@ class BatchNormalization(Layer):
         input_shape = TensorShape(input_shape)
         self.axis = _validate_axis(self.axis, input_shape)
         rank = input_shape.rank
+        if self.virtual_batch_size is not None:
+            if self.virtual_batch_size <= 0:
+                raise ValueError(
+                    "`virtual_batch_size` must be a positive integer that divides the true "
+                    "batch size of the input tensor. Received: "
+                    f"virtual_batch_size={self.virtual_batch_size}"
+                )
+            if 0 in self.axis:
+                raise ValueError(
+                    "When using `virtual_batch_size`, the batch dimension must be 0 and thus "
+                    f"axis cannot include 0. Received axis={self.axis}"
+                )
         if self.fused:
             self.fused = rank in (4, 5) and self._fused_can_be_used()
         if self.fused:
@@ -127,10 +141,14 @@ class BatchNormalization(Layer):
                     f"{utils.dims_text(input_shape)} and axis={tuple(self.axis)}"
                 )
         self.input_spec = InputSpec(ndim=rank, axes=axis_to_dim)
-        if len(axis_to_dim) == 1:
+        if len(axis_to_dim) == 1 and self.virtual_batch_size is None:
             param_shape = (next(iter(axis_to_dim.values())),)
         else:
             param_shape = [axis_to_dim.get(i, 1) for i in range(rank)]
+            if self.virtual_batch_size is not None:
+                # the ghost batches' dimension, inserted at 1, moves the axes by one
+                param_shape.insert(1, 1)
+                self.axis = [a + 1 for a in self.axis]
         self._param_shape = param_shape
         self.gamma = self._param("gamma", self.scale, self.gamma_initializer,
                                  self.gamma_regularizer, self.gamma_constraint)  # fmt: skip
@@ -180,7 +198,18 @@ class BatchNormalization(Layer):
         inputs = math_ops.cast(inputs, self._dtype or inputs.dtype.base_dtype)
         if self.fused:
             return self._fused_batch_norm(inputs, training)
-        return self._composite_batch_norm(inputs, training)
+        if self.virtual_batch_size is None:
+            return self._composite_batch_norm(inputs, training)
+        from tfcompat.framework.constant_op import constant
+        from tfcompat.ops import array_ops
+
+        original_shape = array_ops.shape(inputs)
+        original_shape = array_ops.concat([constant([-1]), original_shape[1:]], axis=0)
+        expanded_shape = array_ops.concat(
+            [constant([self.virtual_batch_size, -1]), original_shape[1:]], axis=0
+        )
+        outputs = self._composite_batch_norm(array_ops.reshape(inputs, expanded_shape), training)
+        return array_ops.reshape(outputs, original_shape)
 
     def _assign_moving_average(self, variable, value, momentum):
         """``variable -= (variable - value) * (1 - momentum)``, named ``AssignMovingAvg``."""
@@ -230,7 +259,7 @@ class BatchNormalization(Layer):
 
     def _composite_batch_norm(self, inputs, training):
         from tfcompat.framework.op_helper import convert_to_tensor
-        from tfcompat.ops import array_ops, batch_norm_ops, math_ops, nn_impl
+        from tfcompat.ops import array_ops, batch_norm_ops, math_ops, nn_impl, reduction_ops
 
         inputs_dtype = inputs.dtype.base_dtype
         if inputs_dtype in (dtypes.float16, dtypes.bfloat16):
@@ -238,6 +267,8 @@ class BatchNormalization(Layer):
         input_shape = inputs.shape
         ndims = input_shape.rank
         reduction_axes = [i for i in range(ndims) if i not in self.axis]
+        if self.virtual_batch_size is not None:
+            del reduction_axes[1]  # each ghost batch has its own statistics
         broadcast_shape = [1] * ndims
         broadcast_shape[self.axis[0]] = input_shape.as_list()[self.axis[0]]
 
@@ -256,7 +287,7 @@ class BatchNormalization(Layer):
             batch_mean, batch_variance = nn_impl.moments(
                 math_ops.cast(inputs, self._param_dtype),
                 reduction_axes,
-                keep_dims=len(self.axis) > 1,
+                keep_dims=self.virtual_batch_size is not None or len(self.axis) > 1,
             )
             moving_mean, moving_variance = self.moving_mean, self.moving_variance
             mean = utils.smart_cond(
@@ -266,6 +297,10 @@ class BatchNormalization(Layer):
                 training, lambda: batch_variance, lambda: convert_to_tensor(moving_variance)
             )
             new_mean, new_variance = mean, variance
+            if self.virtual_batch_size is not None:
+                # one update from the mean of the ghost batches' statistics, as TF
+                new_mean = reduction_ops.reduce_mean(mean, axis=1, keepdims=True)
+                new_variance = reduction_ops.reduce_mean(variance, axis=1, keepdims=True)
 
             def update(variable, value):
                 return utils.smart_cond(
