@@ -114,6 +114,11 @@ def _batch_norms(tf):
     tf.layers.batch_normalization(x, training=True, name="bn", reuse=True)
     tf.layers.batch_normalization(tf.ones([4, 4, 4, 3]), training=True, virtual_batch_size=2)
     tf.layers.batch_normalization(tf.ones([6, 3]), training=t, virtual_batch_size=3)
+    tf.layers.batch_normalization(x, training=True, renorm=True)
+    tf.layers.batch_normalization(
+        x, training=t, renorm=True, renorm_clipping={"rmax": 2.0, "rmin": 0.5, "dmax": 1.0}
+    )
+    tf.layers.batch_normalization(tf.ones([4, 3]), training=t, renorm=True, scale=False)
 
 
 def _layer_objects(tf):
@@ -270,6 +275,9 @@ _ERROR_CASES = {
     "bn ghost size": lambda tf: tf.layers.batch_normalization(
         tf.ones([4, 3]), virtual_batch_size=-1
     ),
+    "bn renorm clipping": lambda tf: tf.layers.BatchNormalization(
+        renorm=True, renorm_clipping={"rmax": 2.0, "bad": 1.0}
+    ),
     "reuse missing": lambda tf: tf.layers.dense(tf.ones([2, 3]), 2, name="nope", reuse=True),
     "kwarg": lambda tf: tf.layers.Dense(2, bogus=1),
 }
@@ -289,7 +297,7 @@ def test_errors_match_tf(case):
 
 def test_unsupported_options_raise():
     with pytest.raises(NotImplementedError):
-        tfcompat.layers.BatchNormalization(renorm=True)
+        tfcompat.layers.BatchNormalization(adjustment=lambda shape: (1.0, 0.0))
 
 
 def test_layer_reuse_shares_variables():

@@ -160,8 +160,21 @@ def _batch_norm_steps(x_shape, **options):
         ((4, 2, 2, 2, 2), {}),  # fused NDHWC
         ((4, 3, 3, 2), {"virtual_batch_size": 2}),  # ghost batches of 2
         ((6, 3), {"virtual_batch_size": 3, "axis": 1}),
+        ((4, 3, 3, 2), {"renorm": True, "renorm_momentum": 0.7}),  # batch renormalization
+        ((6, 3), {"renorm": True, "renorm_clipping": {"rmax": 1.2, "rmin": 0.9, "dmax": 0.1}}),
     ],
-    ids=["fused", "composite4d", "nchw", "2d", "no-params", "5d", "ghost4d", "ghost2d"],
+    ids=[
+        "fused",
+        "composite4d",
+        "nchw",
+        "2d",
+        "no-params",
+        "5d",
+        "ghost4d",
+        "ghost2d",
+        "renorm4d",
+        "renorm2d-clipped",
+    ],  # fmt: skip
 )
 def test_batch_norm_training_and_moving_averages_match_tf(shape, options):
     _assert_histories(_batch_norm_steps(shape, **options), steps=4, rtol=2e-5, atol=2e-5)

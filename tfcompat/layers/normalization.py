@@ -13,7 +13,9 @@ legacy layer (Keras's v1 batch normalization) builds them.
   -1, ...]`` and normalizes over the first dimension, as TF's legacy layer does (groups are
   every ``batch / virtual_batch_size``-th example); the moving statistics take the mean of
   the groups' statistics, and the parameters get TF's extra dimension.
-* ``renorm`` and ``adjustment`` raise NotImplementedError.
+* ``renorm`` (batch renormalization) keeps ``moving_stddev``, ``renorm_mean`` and
+  ``renorm_stddev`` and corrects the batch statistics by TF's clipped ``r`` and ``d``,
+  with TF's graph; ``adjustment`` raises NotImplementedError.
 """
 
 from __future__ import annotations
@@ -75,10 +77,18 @@ class BatchNormalization(Layer):
                 "Expected an int or a list/tuple of ints for the argument 'axis', but "
                 f"received: {axis!r}"
             )
-        for feature, value in (("renorm", renorm), ("adjustment", adjustment)):
-            if value:
-                raise NotImplementedError(f"tf.layers.BatchNormalization({feature}=...)")
-        del renorm_clipping, renorm_momentum
+        if adjustment:
+            raise NotImplementedError("tf.layers.BatchNormalization(adjustment=...)")
+        if renorm:
+            renorm_clipping = renorm_clipping or {}
+            keys = ["rmax", "rmin", "dmax"]
+            if set(renorm_clipping) - set(keys):
+                raise ValueError(
+                    "Received invalid keys for `renorm_clipping` argument: "
+                    f"{renorm_clipping}. Supported values: {keys}."
+                )
+            self.renorm_clipping = renorm_clipping
+            self.renorm_momentum = renorm_momentum
         self.momentum = momentum
         self.epsilon = epsilon
         self.center = center
@@ -91,7 +101,7 @@ class BatchNormalization(Layer):
         self.gamma_regularizer = gamma_regularizer
         self.beta_constraint = beta_constraint
         self.gamma_constraint = gamma_constraint
-        self.renorm = False
+        self.renorm = renorm
         self.virtual_batch_size = virtual_batch_size
         self.fused = True if fused is None else fused  # v1: decided again in build
         self.supports_masking = True
@@ -105,6 +115,7 @@ class BatchNormalization(Layer):
     def _fused_can_be_used(self):
         return (
             len(self.axis) == 1
+            and not self.renorm
             and self.virtual_batch_size is None
             and self.axis[0] in _FUSED_AXES
             and self.dtype in ("float16", "bfloat16", "float32", None)
@@ -161,10 +172,68 @@ class BatchNormalization(Layer):
         try:
             self.moving_mean = self._moving("moving_mean", self.moving_mean_initializer)
             self.moving_variance = self._moving("moving_variance", self.moving_variance_initializer)
+            if self.renorm:
+                self._build_renorm()
         finally:
             if partitioner:
                 self._scope.set_partitioner(partitioner)
         self.built = True
+
+    def _build_renorm(self):
+        """Batch renormalization's variables: the inference ``moving_stddev`` (the square
+        root of the moving variance's initial value) and the training-time ``renorm_mean``
+        and ``renorm_stddev``, colocated as TF colocates them."""
+        from tfcompat.ops import unary_math_ops
+
+        def stddev_initializer(*args, **kwargs):
+            return unary_math_ops.sqrt(self.moving_variance_initializer(*args, **kwargs))
+
+        with scopes.colocate_with(self.moving_variance):
+            self.moving_stddev = self._moving("moving_stddev", stddev_initializer)
+        with scopes.colocate_with(self.moving_mean):
+            self.renorm_mean = self._moving("renorm_mean", self.moving_mean_initializer)
+        with scopes.colocate_with(self.moving_stddev):
+            self.renorm_stddev = self._moving("renorm_stddev", stddev_initializer)
+
+    def _renorm_correction_and_moments(self, mean, variance, training):
+        """TF's corrections ``r = stddev / renorm_stddev`` and ``d = (mean - renorm_mean) /
+        renorm_stddev`` (clipped by ``renorm_clipping``; 1 and 0 when not training) from the
+        pre-update renorm statistics, which are then moved towards the batch's."""
+        from tfcompat.ops import array_ops, math_ops, unary_math_ops
+
+        stddev = unary_math_ops.sqrt(variance + self.epsilon)
+        renorm_mean = self.renorm_mean
+        renorm_stddev = math_ops.maximum(self.renorm_stddev, unary_math_ops.sqrt(self.epsilon))
+        r = stddev / renorm_stddev
+        d = (mean - renorm_mean) / renorm_stddev
+        with scopes.control_dependencies([r, d]):
+            mean = array_ops.identity(mean)
+            stddev = array_ops.identity(stddev)
+        rmin, rmax, dmax = [self.renorm_clipping.get(k) for k in ("rmin", "rmax", "dmax")]
+        if rmin is not None:
+            r = math_ops.maximum(r, rmin)
+        if rmax is not None:
+            r = math_ops.minimum(r, rmax)
+        if dmax is not None:
+            d = math_ops.maximum(d, -dmax)
+            d = math_ops.minimum(d, dmax)
+        r = utils.smart_cond(training, lambda: r, lambda: array_ops.ones_like_v2(r))
+        d = utils.smart_cond(training, lambda: d, lambda: array_ops.zeros_like(d))
+
+        def update(variable, value):
+            value = array_ops.identity(value)
+            return utils.smart_cond(
+                training,
+                lambda: self._assign_moving_average(variable, value, self.renorm_momentum),
+                lambda: array_ops.identity(variable),
+            )
+
+        update_mean = update(self.renorm_mean, mean)
+        update_stddev = update(self.renorm_stddev, stddev)
+        with scopes.control_dependencies([update_mean, update_stddev]):
+            out_mean = array_ops.identity(mean)
+            out_variance = array_ops.identity(variance)
+        return r, d, out_mean, out_variance
 
     def _param(self, name, enabled, initializer, regularizer, constraint):
         if not enabled:
@@ -259,7 +328,16 @@ class BatchNormalization(Layer):
 
     def _composite_batch_norm(self, inputs, training):
         from tfcompat.framework.op_helper import convert_to_tensor
-        from tfcompat.ops import array_ops, batch_norm_ops, math_ops, nn_impl, reduction_ops
+        from tfcompat.ops import (
+            activation_ops,
+            array_ops,
+            batch_norm_ops,
+            math_ops,
+            nn_impl,
+            reduction_ops,
+            state_ops,
+            unary_math_ops,
+        )
 
         inputs_dtype = inputs.dtype.base_dtype
         if inputs_dtype in (dtypes.float16, dtypes.bfloat16):
@@ -301,6 +379,18 @@ class BatchNormalization(Layer):
                 # one update from the mean of the ghost batches' statistics, as TF
                 new_mean = reduction_ops.reduce_mean(mean, axis=1, keepdims=True)
                 new_variance = reduction_ops.reduce_mean(variance, axis=1, keepdims=True)
+            if self.renorm:
+                r, d, new_mean, new_variance = self._renorm_correction_and_moments(
+                    new_mean, new_variance, training
+                )
+                # (x * r + d) * gamma + beta = x * (r * gamma) + (d * gamma + beta)
+                r = broadcast(array_ops.stop_gradient(r, name="renorm_r"))
+                d = broadcast(array_ops.stop_gradient(d, name="renorm_d"))
+                if scale is not None:
+                    r, d = r * scale, d * scale
+                if offset is not None:
+                    d += offset
+                scale, offset = r, d
 
             def update(variable, value):
                 return utils.smart_cond(
@@ -309,8 +399,27 @@ class BatchNormalization(Layer):
                     lambda: variable,
                 )
 
+            def renorm_variance_update():
+                # the moving stddev (epsilon included, as in training) gives the variance
+                stddev = self._assign_moving_average(
+                    self.moving_stddev,
+                    unary_math_ops.sqrt(new_variance + self.epsilon),
+                    self.momentum,
+                )
+                value = activation_ops.relu(stddev * stddev - self.epsilon)
+                with scopes.name_scope(None, "AssignNewValue") as scope:
+                    with scopes.colocate_with(self.moving_variance):
+                        return state_ops.assign(self.moving_variance, value, name=scope)
+
             self.add_update(lambda: update(self.moving_mean, new_mean))
-            self.add_update(lambda: update(self.moving_variance, new_variance))
+            if self.renorm:
+                self.add_update(
+                    lambda: utils.smart_cond(
+                        training, renorm_variance_update, lambda: self.moving_variance
+                    )
+                )
+            else:
+                self.add_update(lambda: update(self.moving_variance, new_variance))
         mean = math_ops.cast(mean, inputs.dtype)
         variance = math_ops.cast(variance, inputs.dtype)
         if offset is not None:

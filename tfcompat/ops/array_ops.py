@@ -675,6 +675,20 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
         return result
 
 
+def ones_like_v2(tensor, dtype=None, name=None):
+    """TF2's ``tf.ones_like`` (what Keras layers call): ``ones`` of a static shape (a
+    Const), else ``OnesLike`` (or ``ones`` of the shape when ``dtype`` changes)."""
+    with _scope(name, "ones_like") as scope:
+        if not isinstance(tensor, Tensor):
+            tensor = convert_to_tensor(tensor, name="tensor")
+        dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype
+        if tensor.shape.is_fully_defined() and tensor.dtype != dtypes.variant:
+            return ones(tensor.shape, dtype=dtype or tensor.dtype, name=scope)
+        if dtype is not None and dtype != tensor.dtype.base_dtype:
+            return ones(shape_internal(tensor), dtype=dtype, name=scope)
+        return apply_op("OnesLike", name=scope, x=tensor).outputs[0]
+
+
 @RegisterGradient("Fill")
 def _fill_grad(op, grad):
     from tfcompat.ops.reduction_ops import reduce_sum
