@@ -172,6 +172,7 @@ from tfcompat.ops import detection_ops  # noqa: F401 - tf.image.combined_non_max
 from tfcompat.ops import misc_ops  # noqa: F401 - tf.fingerprint, extract_volume_patches, approx_max_k...
 from tfcompat.framework import type_spec  # noqa: F401 - tf.TensorSpec & co
 from tfcompat import raw_ops  # noqa: F401 - tf.raw_ops: every op by keyword
+from tfcompat import module as _module  # noqa: F401 - tf.Module
 from tfcompat.compat_mode import (  # noqa: F401
     control_flow_v2_enabled,
     disable_control_flow_v2,
