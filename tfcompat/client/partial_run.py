@@ -146,26 +146,22 @@ def run(session, handle, fetches, feed_dict):
     return fetch_map.build(values)
 
 
+def _refused(message):
+    return errors.InvalidArgumentError(None, None, message)
+
+
 def _run(session, state, fetch_map, feed_dict):
     feeds = session._convert_feeds(feed_dict) if feed_dict else {}
     for tensor in feeds:
         if tensor not in state.feeds:
-            raise errors.InvalidArgumentError(
-                None, None, f"The feed {tensor.name} was not specified in partial_run_setup."
-            )
+            raise _refused(f"The feed {tensor.name} was not specified in partial_run_setup.")
         if tensor in state.fed:
-            raise errors.InvalidArgumentError(
-                None, None, f"The feed {tensor.name} has already been fed."
-            )
+            raise _refused(f"The feed {tensor.name} has already been fed.")
     for tensor in fetch_map.tensors:
         if tensor not in state.fetches:
-            raise errors.InvalidArgumentError(
-                None, None, f"The fetch {tensor.name} was not specified in partial_run_setup."
-            )
+            raise _refused(f"The fetch {tensor.name} was not specified in partial_run_setup.")
         if tensor in state.fetched:
-            raise errors.InvalidArgumentError(
-                None, None, f"The fetch {tensor.name} has already been fetched."
-            )
+            raise _refused(f"The fetch {tensor.name} has already been fetched.")
     before = dict(state.fed)
     state.fed.update(feeds)
     blocked = state.blocked_ops()
@@ -173,10 +169,8 @@ def _run(session, state, fetch_map, feed_dict):
         if tensor.op in blocked and tensor not in state.known():
             missing = state.missing_feed(tensor)
             state.fed = before  # a refused call feeds nothing, as in TF
-            raise errors.InvalidArgumentError(
-                None,
-                None,
-                f"Fetch {missing.name} can't be computed from the feeds that have been fed so far.",
+            raise _refused(
+                f"Fetch {missing.name} can't be computed from the feeds that have been fed so far."
             )
     remaining = [
         e

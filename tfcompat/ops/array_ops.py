@@ -649,19 +649,25 @@ def ones(shape, dtype=dtypes.float32, name=None):
     return _filled(shape, dtype, one, name, "ones")
 
 
+def _array_like(make, like_op, tensor, dtype, scope, optimize=True):
+    """TF's ``array_like_impl``: ``make`` (``zeros`` / ``ones``) of a static shape (a Const),
+    of the run-time shape when ``dtype`` changes, else the ``like_op`` of ``tensor``."""
+    if not isinstance(tensor, Tensor):
+        tensor = convert_to_tensor(tensor, name="tensor")
+    dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype
+    if optimize and tensor.shape.is_fully_defined() and tensor.dtype != dtypes.variant:
+        return make(tensor.shape, dtype=dtype or tensor.dtype, name=scope)
+    if dtype is not None and dtype != tensor.dtype.base_dtype:
+        return make(shape_internal(tensor, optimize=optimize), dtype=dtype, name=scope)
+    return apply_op(like_op, name=scope, x=tensor).outputs[0]
+
+
 @tf_export("zeros_like")
 def zeros_like(tensor, dtype=None, name=None, optimize=True):
     """Zeros shaped like ``tensor``: static shapes fold to ``zeros``; else ``ZerosLike`` (or
     ``Fill`` of its shape when ``dtype`` changes)."""
     with _scope(name, "zeros_like") as scope:
-        if not isinstance(tensor, Tensor):
-            tensor = convert_to_tensor(tensor, name="tensor")
-        dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype
-        if optimize and tensor.shape.is_fully_defined() and tensor.dtype != dtypes.variant:
-            return zeros(tensor.shape, dtype=dtype or tensor.dtype, name=scope)
-        if dtype is not None and dtype != tensor.dtype.base_dtype:
-            return zeros(shape_internal(tensor, optimize=optimize), dtype=dtype, name=scope)
-        return apply_op("ZerosLike", name=scope, x=tensor).outputs[0]
+        return _array_like(zeros, "ZerosLike", tensor, dtype, scope, optimize)
 
 
 @tf_export("ones_like")
@@ -676,17 +682,10 @@ def ones_like(tensor, dtype=None, name=None, optimize=True):
 
 
 def ones_like_v2(tensor, dtype=None, name=None):
-    """TF2's ``tf.ones_like`` (what Keras layers call): ``ones`` of a static shape (a
-    Const), else ``OnesLike`` (or ``ones`` of the shape when ``dtype`` changes)."""
+    """TF2's ``tf.ones_like`` (what Keras layers call), built as ``zeros_like`` is: a Const
+    for a static shape, else ``OnesLike``; TF1's ``ones_like`` always builds a ``Fill``."""
     with _scope(name, "ones_like") as scope:
-        if not isinstance(tensor, Tensor):
-            tensor = convert_to_tensor(tensor, name="tensor")
-        dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype
-        if tensor.shape.is_fully_defined() and tensor.dtype != dtypes.variant:
-            return ones(tensor.shape, dtype=dtype or tensor.dtype, name=scope)
-        if dtype is not None and dtype != tensor.dtype.base_dtype:
-            return ones(shape_internal(tensor), dtype=dtype, name=scope)
-        return apply_op("OnesLike", name=scope, x=tensor).outputs[0]
+        return _array_like(ones, "OnesLike", tensor, dtype, scope)
 
 
 @RegisterGradient("Fill")

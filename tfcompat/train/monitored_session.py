@@ -155,8 +155,8 @@ class SessionCreator:
 class WorkerSessionCreator(SessionCreator):
     """A non-chief's Session: it waits (``max_wait_secs``) until the model is ready, as
     the chief initialises or restores it, then runs the local init op. Variables live in
-    each Session here (there is no parameter server), so a worker waits for a model
-    initialised in its own Session, which TF's local runtime would not do either."""
+    each Session here (there is no parameter server): a worker's model is ready only once
+    its own Session's variables are initialised, as with TF's in-process runtime."""
 
     def __init__(self, scaffold=None, master="", config=None, max_wait_secs=30 * 60):
         self._scaffold = scaffold or Scaffold()
